@@ -1,0 +1,140 @@
+// The fleet inventory: one YAML file, validated here. Secrets never sit in it: a gateway key is
+// named by the environment variable that holds it.
+import { z } from 'zod';
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'expected a lower-case name of letters, digits, ".", "_" or "-"');
+
+/** An IPv4/IPv6 literal or a host name; no spaces, no shell metacharacters. */
+export const address = z
+  .string()
+  .regex(/^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]+|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/, 'expected an IP address or host name');
+
+export const port = z
+  .number({ error: (iss) => `expected a number 1-65535, got ${JSON.stringify(iss.input)}` })
+  .int({ error: (iss) => `expected a number 1-65535, got ${JSON.stringify(iss.input)}` })
+  .min(1, { error: (iss) => `expected a number 1-65535, got ${JSON.stringify(iss.input)}` })
+  .max(65535, { error: (iss) => `expected a number 1-65535, got ${JSON.stringify(iss.input)}` });
+
+/** `local` runs on this machine; anything else is an ssh destination (`user@host` or `host`). */
+const sshTarget = z
+  .string()
+  .regex(/^(?:local|(?:[a-z_][a-z0-9_-]{0,31}@)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/, 'expected "local" or an ssh destination like user@host');
+
+const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name like LITELLM_ADMIN_KEY');
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+  .transform((u) => u.replace(/\/+$/, ''));
+
+export const GpuSchema = z.strictObject({
+  index: z.number().int().min(0),
+  uuid: z.string().optional(),
+});
+
+export const HostSchema = z.strictObject({
+  address,
+  ssh: sshTarget.default('local'),
+  gpuVendor: z.enum(['nvidia', 'intel', 'none']).default('nvidia'),
+  gpus: z.array(GpuSchema).default([]),
+});
+
+export const OobDeviceSchema = z.strictObject({
+  address,
+  tcpPorts: z.array(port).default([]),
+});
+
+export const UpsSchema = z.strictObject({
+  host: address,
+  port: port.default(3493),
+  name,
+  ratedVA: z.number().positive().optional(),
+  ratedW: z.number().positive().optional(),
+});
+
+export const SiteSchema = z.strictObject({
+  description: z.string().optional(),
+  hosts: z.record(name, HostSchema),
+  ups: UpsSchema.optional(),
+  bmc: z.record(name, OobDeviceSchema).default({}),
+  firewall: OobDeviceSchema.optional(),
+});
+
+export const SeatSchema = z
+  .strictObject({
+    host: name,
+    gpus: z.array(z.number().int().min(0)).min(1),
+    port,
+    container: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a container name'),
+    engine: z.enum(['vllm', 'other']).default('vllm'),
+    /** vLLM's --gpu-memory-utilization: a fraction of the card's total memory. */
+    gpuMemoryUtilization: z.number().gt(0).lte(1).optional(),
+    /** vLLM's --kv-cache-memory-bytes: skips profiling, ignores the utilization. */
+    kvCacheMemoryBytes: z.number().int().positive().optional(),
+    maxModelLen: z.number().int().positive().optional(),
+    /** Substring of nvidia-smi's process_name that identifies this seat's process on a shared card. */
+    process: z.string().optional(),
+  });
+
+export const BackendSchema = z.strictObject({
+  name,
+  paid: z.boolean(),
+});
+
+export const AliasSchema = z
+  .strictObject({
+    kind: z.enum(['chat', 'embedding']),
+    seats: z.array(name).default([]),
+    backend: BackendSchema.optional(),
+    /** A paid alias must be opt-in: callers choose it by name, nothing falls back to it. */
+    optIn: z.boolean().default(false),
+  })
+  .check((ctx) => {
+    const a = ctx.value;
+    if (a.seats.length === 0 && !a.backend) {
+      ctx.issues.push({ code: 'custom', input: a, message: 'an alias needs seats or a backend', path: [] });
+    }
+    if (a.backend?.paid && !a.optIn) {
+      ctx.issues.push({ code: 'custom', input: a.optIn, message: 'a paid backend must be optIn: true (no silent paid coverage)', path: ['optIn'] });
+    }
+  });
+
+export const GatewaySchema = z.strictObject({
+  baseUrl: httpUrl,
+  keys: z.record(name, z.strictObject({ env: envVarName })).refine((k) => Object.keys(k).length > 0, 'name at least one key'),
+});
+
+export const SettingsSchema = z.strictObject({
+  /** Free memory under this on a GPU is flagged (seed 000: 1,979 MiB fell back to slow kernels; 4,466 was clean). */
+  marginFloorMiB: z.number().int().min(0).default(4096),
+  probeTimeoutMs: z.number().int().min(50).max(120_000).default(3000),
+  deadlineMs: z.number().int().min(100).max(600_000).default(10_000),
+  concurrency: z.number().int().min(1).max(256).default(32),
+  upsLoadWarnPct: z.number().min(1).max(100).default(80),
+});
+
+export const OnCallSchema = z.strictObject({
+  users: z.array(z.string().regex(/^[UW][A-Z0-9]{2,}$/, 'expected a Slack user ID like U012ABCDEF')).default([]),
+  userGroup: z.string().regex(/^S[A-Z0-9]{2,}$/, 'expected a Slack user group ID like S012ABCDEF').optional(),
+  channels: z.array(z.string().regex(/^[CGD][A-Z0-9]{2,}$/, 'expected a Slack channel ID like C012ABCDEF')).default([]),
+});
+
+export const InventorySchema = z.strictObject({
+  fleet: z.string().default('fleet'),
+  settings: SettingsSchema.default(SettingsSchema.parse({})),
+  oncall: OnCallSchema.default(OnCallSchema.parse({})),
+  gateway: GatewaySchema,
+  sites: z.record(name, SiteSchema).refine((s) => Object.keys(s).length > 0, 'name at least one site'),
+  seats: z.record(name, SeatSchema).default({}),
+  aliases: z.record(name, AliasSchema).default({}),
+});
+
+export type Inventory = z.output<typeof InventorySchema>;
+export type Site = z.output<typeof SiteSchema>;
+export type Host = z.output<typeof HostSchema>;
+export type Seat = z.output<typeof SeatSchema>;
+export type Alias = z.output<typeof AliasSchema>;
+export type Ups = z.output<typeof UpsSchema>;
+export type OobDevice = z.output<typeof OobDeviceSchema>;
+export type Settings = z.output<typeof SettingsSchema>;
