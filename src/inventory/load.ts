@@ -18,11 +18,11 @@ export async function loadInventory(path: string, read = (p: string) => readFile
 }
 
 export function parseInventory(text: string, source = 'inventory'): LoadResult {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     return {
       ok: false,
-      errors: doc.errors.map((e) => `${source}: YAML error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`),
+      errors: doc.errors.map((e) => `${source}: YAML error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`),
     };
   }
   const raw: unknown = doc.toJS();

@@ -1,0 +1,15 @@
+// `seat ...` from a shell. One top-level catch decides the exit code; no stack trace reaches a person.
+import { runCli } from './run.ts';
+
+async function main(): Promise<void> {
+  try {
+    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);
+    if (process.env.SEAT_DEBUG) process.stderr.write(`${err instanceof Error ? err.stack : ''}\n`);
+    process.exitCode = 3;
+  }
+}
+
+await main();

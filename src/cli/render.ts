@@ -1,0 +1,74 @@
+// Text rendering of the core's data for a terminal. Plain lines when piped, colour on a TTY.
+import { format } from 'date-fns';
+import type { ProbeReport } from '../commands/probe.ts';
+import type { Finding, FindingStatus } from '../probes/types.ts';
+
+const MARK: Record<FindingStatus, string> = { up: 'ok  ', down: 'DOWN', degraded: 'WARN', unknown: '??  ' };
+const COLOUR: Record<FindingStatus, string> = { up: '32', down: '31', degraded: '33', unknown: '35' };
+
+export interface RenderOptions {
+  colour: boolean;
+}
+
+export function statusMark(status: FindingStatus, o: RenderOptions): string {
+  return o.colour ? `\x1b[${COLOUR[status]}m${MARK[status]}\x1b[0m` : MARK[status];
+}
+
+export function findingLine(f: Finding, o: RenderOptions): string {
+  const latency = f.latencyMs === null ? '' : ` (${Math.round(f.latencyMs)} ms)`;
+  return `${statusMark(f.status, o)} ${f.probe.padEnd(8)} ${f.target.padEnd(24)} ${f.detail}${latency}`;
+}
+
+const SECTIONS: { title: string; probes: Finding['probe'][] }[] = [
+  { title: 'Gateway and aliases', probes: ['gateway', 'alias'] },
+  { title: 'Backend seats (direct)', probes: ['seat'] },
+  { title: 'GPU memory', probes: ['gpu'] },
+  { title: 'Power and out-of-band', probes: ['ups', 'bmc', 'firewall', 'host'] },
+];
+
+export function renderReport(report: ProbeReport, o: RenderOptions): string {
+  const out: string[] = [];
+  const v = report.verdict;
+  const head = v.status === 'ok' ? 'OK' : v.status === 'down' ? 'DOWN' : 'DEGRADED';
+  out.push(`${o.colour ? `\x1b[1m${head}\x1b[0m` : head} ${report.site}: ${v.headline}`);
+  for (const line of v.lines.slice(v.lines[0] === v.headline ? 1 : 0)) out.push(`  ${line}`);
+  for (const section of SECTIONS) {
+    const rows = report.findings.filter((f) => section.probes.includes(f.probe));
+    if (rows.length === 0) continue;
+    out.push('', `${section.title}:`);
+    for (const f of rows) out.push(`  ${findingLine(f, o)}`);
+    for (const f of rows) if (f.data?.kind === 'gpu') out.push(...gpuBars(f, o));
+  }
+  const c = report.summary.counts;
+  const started = format(new Date(report.startedAt), "yyyy-MM-dd HH:mm:ss 'local'");
+  out.push(
+    '',
+    `${report.findings.length} findings: ${c.up} up, ${c.down} down, ${c.degraded} degraded, ${c.unknown} unknown — ` +
+      `measured in ${report.durationMs} ms from ${started} (per-probe timeout ${report.timeoutMs} ms, deadline ${report.deadlineMs} ms)`,
+  );
+  return out.join('\n');
+}
+
+/** One bar per GPU: used by seats / free, with the margin floor marked. */
+function gpuBars(f: Finding, o: RenderOptions): string[] {
+  if (f.data?.kind !== 'gpu') return [];
+  const g = f.data.gpu;
+  if (g.totalMiB === null || g.freeMiB === null) return [];
+  const width = 40;
+  const used = Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width);
+  const bar = '#'.repeat(used) + '.'.repeat(Math.max(0, width - used));
+  const seats = g.seats
+    .map((s) => `${s.seat} declared ${s.declaredMiB === null ? '?' : n(s.declaredMiB)} / measured ${s.measuredMiB === null ? '?' : n(s.measuredMiB)} MiB`)
+    .join('; ');
+  const flag = g.marginMiB !== null && g.marginMiB < 0 ? statusMark('degraded', o) + ' under floor' : 'margin ok';
+  return [`       [${bar}] ${n(g.freeMiB)} MiB free of ${n(g.totalMiB)} — ${flag}${seats ? ` — ${seats}` : ''}`];
+}
+
+function n(x: number): string {
+  return Math.round(x).toLocaleString('en-US');
+}
+
+/** One rewritable status line for a TTY. */
+export function progressLine(site: string, done: number, total: number, bad: number): string {
+  return `probing ${site}: ${done} of ${total} done${bad > 0 ? `, ${bad} down or degraded` : ''}`;
+}

@@ -1,0 +1,132 @@
+// Executes `probe <site|all>`: plans every probe of the scope, runs them at once, diagnoses.
+import { performance } from 'node:perf_hooks';
+import type { Fleet } from '../inventory/fleet.ts';
+import { decide, summarize, type Summary, type Verdict } from '../diagnose/verdict.ts';
+import { planGatewayTasks } from '../probes/gateway.ts';
+import { planGpuTasks } from '../probes/gpu.ts';
+import { planPowerTasks } from '../probes/power.ts';
+import { runTasks, type RunEvent } from '../probes/runner.ts';
+import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask } from '../probes/types.ts';
+
+export interface ProbeRequest {
+  site: string; // a site name or 'all'
+  only: ProbeGroup[];
+  timeoutMs: number | null;
+  paid: boolean;
+}
+
+export interface ProbeReport {
+  site: string;
+  sites: string[];
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  timeoutMs: number;
+  deadlineMs: number;
+  findings: Finding[];
+  summary: Summary;
+  verdict: Verdict;
+}
+
+export interface ProbeDeps {
+  fetch?: typeof fetch;
+  env?: NodeJS.ProcessEnv;
+  pathPrefix?: string[];
+  pingCommand?: string[];
+  clock?: () => Date;
+  monotonic?: () => number;
+  onEvent?: (event: RunEvent) => void;
+  signal?: AbortSignal;
+}
+
+type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv) => ProbeTask[];
+const PLANNERS: Record<ProbeGroup, Planner> = { aliases: planGatewayTasks, gpus: planGpuTasks, power: planPowerTasks };
+
+export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): { tasks: ProbeTask[]; sites: string[]; env: ProbeEnv; deadlineMs: number } {
+  const settings = fleet.inventory.settings;
+  const sites = req.site === 'all' ? fleet.siteNames : [req.site];
+  const timeoutMs = req.timeoutMs ?? settings.probeTimeoutMs;
+  const env: ProbeEnv = {
+    fetch: deps.fetch ?? fetch,
+    env: deps.env ?? process.env,
+    ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}),
+    ...(deps.pingCommand ? { pingCommand: deps.pingCommand } : {}),
+    now: deps.monotonic ?? (() => performance.now()),
+    paid: req.paid,
+    timeoutMs,
+    marginFloorMiB: settings.marginFloorMiB,
+  };
+  const tasks = req.only.flatMap((group) => PLANNERS[group](fleet, { sites }, env));
+  // One deadline over the whole run; never shorter than one probe's timeout plus a breath.
+  const deadlineMs = Math.max(settings.deadlineMs, timeoutMs + 500);
+  return { tasks, sites, env, deadlineMs };
+}
+
+export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): Promise<ProbeReport> {
+  const clock = deps.clock ?? (() => new Date());
+  const monotonic = deps.monotonic ?? (() => performance.now());
+  const { tasks, sites, env, deadlineMs } = planProbe(fleet, req, deps);
+  const startedAt = clock();
+  const t0 = monotonic();
+  const { findings } = await runTasks(tasks, {
+    concurrency: fleet.inventory.settings.concurrency,
+    deadlineMs,
+    ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  const durationMs = Math.round(monotonic() - t0);
+  const ordered = sortFindings(findings);
+  const summary = summarize(fleet, ordered);
+  return {
+    site: req.site,
+    sites,
+    startedAt: startedAt.toISOString(),
+    finishedAt: clock().toISOString(),
+    durationMs,
+    timeoutMs: env.timeoutMs,
+    deadlineMs,
+    findings: ordered,
+    summary,
+    verdict: decide(sites, ordered, summary),
+  };
+}
+
+const PROBE_ORDER = ['gateway', 'alias', 'seat', 'gpu', 'ups', 'bmc', 'firewall', 'host'];
+const STATUS_ORDER = ['down', 'degraded', 'unknown', 'up'];
+
+/** Stable report order: by probe, worst first, then by name — not by who answered first. */
+export function sortFindings(findings: Finding[]): Finding[] {
+  return [...findings].sort(
+    (a, b) =>
+      PROBE_ORDER.indexOf(a.probe) - PROBE_ORDER.indexOf(b.probe) ||
+      STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
+      a.target.localeCompare(b.target, 'en', { numeric: true }),
+  );
+}
+
+/** The `--json` shape: one object, the fields the issue names first. */
+export function reportJson(report: ProbeReport): object {
+  return {
+    site: report.site,
+    startedAt: report.startedAt,
+    finishedAt: report.finishedAt,
+    durationMs: report.durationMs,
+    findings: report.findings.map((f) => ({
+      probe: f.probe,
+      target: f.target,
+      status: f.status,
+      detail: f.detail,
+      measuredBy: f.measuredBy,
+      latencyMs: f.latencyMs,
+      ...(f.site ? { site: f.site } : {}),
+      ...(f.host ? { host: f.host } : {}),
+      ...(f.data ? { data: f.data } : {}),
+    })),
+    summary: report.summary,
+    verdict: report.verdict,
+  };
+}
+
+export function exitCodeFor(report: ProbeReport): 0 | 1 {
+  return report.findings.every((f) => f.status === 'up') ? 0 : 1;
+}

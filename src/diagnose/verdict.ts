@@ -1,0 +1,185 @@
+// Turns findings into a verdict a tired person can act on. Pure: the same findings give the same words.
+import type { Fleet } from '../inventory/fleet.ts';
+import type { Finding, FindingStatus } from '../probes/types.ts';
+import { RUNBOOKS, type RunbookId } from './runbooks.ts';
+
+export interface AliasSummary {
+  total: number;
+  up: number;
+  down: number;
+  degraded: number;
+  unknown: number;
+  /** Down aliases grouped by the host they route to (`paid:<backend>` for outside backends). */
+  downByHost: Record<string, string[]>;
+}
+
+export interface FallbackSummary {
+  kind: 'chat' | 'embedding';
+  /** Free local aliases of this kind that answered. */
+  localUp: string[];
+  /** Paid aliases of this kind (opt-in names only). */
+  paid: string[];
+  /** Hosts of the down aliases of this kind. */
+  downOn: string[];
+}
+
+export interface SiteState {
+  site: string;
+  state: 'up' | 'dark' | 'partial' | 'not probed';
+  answered: number;
+  failed: number;
+}
+
+export interface Summary {
+  aliases: AliasSummary;
+  fallback: FallbackSummary[];
+  gpus: { total: number; underFloor: { target: string; freeMiB: number; floorMiB: number }[]; unknown: number };
+  sites: SiteState[];
+  counts: Record<FindingStatus, number>;
+}
+
+export interface Verdict {
+  status: 'ok' | 'degraded' | 'down';
+  headline: string;
+  lines: string[];
+  runbook: RunbookId | null;
+}
+
+export function summarize(fleet: Fleet, findings: Finding[]): Summary {
+  const counts: Record<FindingStatus, number> = { up: 0, down: 0, degraded: 0, unknown: 0 };
+  for (const f of findings) counts[f.status] += 1;
+  return {
+    aliases: aliasSummary(fleet, findings),
+    fallback: fallbacks(fleet, findings),
+    gpus: gpuSummary(findings),
+    sites: siteStates(fleet, findings),
+    counts,
+  };
+}
+
+function aliasSummary(fleet: Fleet, findings: Finding[]): AliasSummary {
+  const aliases = findings.filter((f) => f.probe === 'alias');
+  const downByHost: Record<string, string[]> = {};
+  for (const f of aliases.filter((a) => a.status === 'down')) {
+    for (const where of routeOf(fleet, f.target)) (downByHost[where] ??= []).push(f.target);
+  }
+  const n = (s: FindingStatus): number => aliases.filter((a) => a.status === s).length;
+  return { total: aliases.length, up: n('up'), down: n('down'), degraded: n('degraded'), unknown: n('unknown'), downByHost };
+}
+
+function routeOf(fleet: Fleet, alias: string): string[] {
+  const hosts = fleet.aliasHosts(alias);
+  if (hosts.length > 0) return hosts;
+  const backend = fleet.aliases.get(alias)?.alias.backend;
+  return [backend ? `${backend.paid ? 'paid' : 'backend'}:${backend.name}` : 'not in inventory'];
+}
+
+function fallbacks(fleet: Fleet, findings: Finding[]): FallbackSummary[] {
+  const status = new Map(findings.filter((f) => f.probe === 'alias').map((f) => [f.target, f.status]));
+  const out: FallbackSummary[] = [];
+  for (const kind of ['chat', 'embedding'] as const) {
+    const ofKind = [...fleet.aliases.values()].filter((a) => a.alias.kind === kind && status.has(a.name));
+    const down = ofKind.filter((a) => status.get(a.name) === 'down');
+    if (down.length === 0) continue;
+    out.push({
+      kind,
+      localUp: ofKind.filter((a) => !a.paid && !a.alias.optIn && status.get(a.name) === 'up').map((a) => a.name),
+      paid: ofKind.filter((a) => a.paid).map((a) => a.name),
+      downOn: [...new Set(down.flatMap((a) => routeOf(fleet, a.name)))],
+    });
+  }
+  return out;
+}
+
+function gpuSummary(findings: Finding[]): Summary['gpus'] {
+  const gpus = findings.filter((f) => f.probe === 'gpu');
+  const underFloor: Summary['gpus']['underFloor'] = [];
+  for (const f of gpus) {
+    if (f.data?.kind !== 'gpu') continue;
+    const { freeMiB, floorMiB } = f.data.gpu;
+    if (freeMiB !== null && freeMiB < floorMiB) underFloor.push({ target: f.target, freeMiB, floorMiB });
+  }
+  return { total: gpus.length, underFloor, unknown: gpus.filter((f) => f.status === 'unknown').length };
+}
+
+const ADDRESS_PROBES = new Set(['bmc', 'firewall', 'host', 'ups']);
+
+function siteStates(fleet: Fleet, findings: Finding[]): SiteState[] {
+  return fleet.siteNames.map((site) => {
+    const mine = findings.filter((f) => f.site === site && ADDRESS_PROBES.has(f.probe));
+    const answered = mine.filter((f) => f.status === 'up' || f.status === 'degraded').length;
+    const failed = mine.filter((f) => f.status === 'down').length;
+    let state: SiteState['state'];
+    // Dark: nothing at the site answered and at least one address definitely failed.
+    if (answered + failed === 0) state = 'not probed';
+    else if (answered === 0) state = 'dark';
+    else state = failed === 0 ? 'up' : 'partial';
+    return { site, state, answered, failed };
+  });
+}
+
+export function decide(sites: string[], findings: Finding[], summary: Summary): Verdict {
+  const lines: string[] = [];
+  const { aliases } = summary;
+  const scoped = summary.sites.filter((s) => sites.includes(s.site));
+  const others = summary.sites.filter((s) => !sites.includes(s.site));
+  const dark = scoped.filter((s) => s.state === 'dark');
+  const othersAnswer = others.some((s) => s.state === 'up' || s.state === 'partial');
+  let runbook: RunbookId | null = null;
+
+  if (aliases.down + aliases.degraded > 0) lines.push(blastRadius(aliases));
+  for (const fb of summary.fallback) lines.push(fallbackLine(fb));
+  for (const g of summary.gpus.underFloor) {
+    lines.push(`${g.target}: ${fmt(g.freeMiB)} MiB free, under the ${fmt(g.floorMiB)} MiB floor — a seat there can OOM or fall back to slow kernels`);
+  }
+
+  const ups = findings.filter((f) => f.probe === 'ups' && sites.includes(f.site ?? ''));
+  const upsTrouble = ups.filter((f) => f.status !== 'up');
+  for (const f of upsTrouble) lines.push(`UPS ${f.target}: ${f.detail}`);
+
+  const gatewayDown = findings.filter((f) => f.probe === 'gateway' && f.status === 'down');
+  const backendDown = findings.filter((f) => f.probe === 'alias' && f.status !== 'up' && /backend .* down|the backend is down/i.test(f.detail));
+
+  if (dark.length > 0 && (othersAnswer || others.length === 0)) {
+    const names = dark.map((s) => s.site).join(', ');
+    lines.unshift(
+      `site ${names} dark: every address (BMC included) failed${othersAnswer ? ' while other sites answer' : ''} — do not poll it waiting; an overload-tripped UPS needs a human`,
+    );
+    runbook = 'site-dark';
+  } else if (dark.length > 0) {
+    lines.unshift('every site failed to answer, the control pings included: check this machine’s own network first');
+  } else if (upsTrouble.some((f) => f.status === 'down' || /OB|LB|OVER|above/.test(f.detail))) {
+    runbook = 'ups-overload';
+  } else if (gatewayDown.length > 0 && gatewayDown.length === findings.filter((f) => f.probe === 'gateway').length) {
+    lines.unshift(`gateway down for every key: ${gatewayDown[0]?.detail ?? ''}`);
+    runbook = 'gateway-down';
+  } else if (summary.gpus.underFloor.length > 0) {
+    runbook = 'seat-oom';
+  } else if (backendDown.length > 0) {
+    runbook = 'backend-down';
+  }
+
+  const bad = summary.counts.down + summary.counts.degraded;
+  const status: Verdict['status'] = summary.counts.down > 0 ? 'down' : bad > 0 ? 'degraded' : 'ok';
+  const headline =
+    lines[0] ?? (status === 'ok' ? `all ${findings.length} checks up` : `${bad} of ${findings.length} checks down or degraded`);
+  if (runbook) lines.push(`→ start runbook ${runbook}: ${RUNBOOKS[runbook]}`);
+  return { status, headline, lines, runbook };
+}
+
+function blastRadius(a: AliasSummary): string {
+  const hosts = Object.keys(a.downByHost);
+  const where = hosts.length === 1 ? `, all routed to ${hosts[0]}` : hosts.length > 1 ? ` (${hosts.map((h) => `${h}: ${a.downByHost[h]?.length}`).join(', ')})` : '';
+  const degraded = a.degraded > 0 ? `; ${a.degraded} degraded` : '';
+  return `${a.down} of ${a.total} aliases down${where}${degraded}`;
+}
+
+function fallbackLine(fb: FallbackSummary): string {
+  if (fb.localUp.length > 0) return `local ${fb.kind} fallback remains: ${fb.localUp.join(', ')}`;
+  const paid = fb.paid.length > 0 ? `; the rest are paid (${fb.paid.join(', ')}) — paid coverage only under a new opt-in alias, never a repoint` : '';
+  return `no local ${fb.kind} fallback: every free ${fb.kind} alias is on ${fb.downOn.join(', ')}${paid}`;
+}
+
+export function fmt(n: number): string {
+  return n.toLocaleString('en-US');
+}
