@@ -1,0 +1,251 @@
+// The Bolt app: thin listeners that parse, call the core, render. Every side effect is an option.
+import bolt from '@slack/bolt';
+import type { App as BoltApp, Logger, RespondFn, webApi } from '@slack/bolt';
+import { z } from 'zod';
+import { USAGE } from '../commands/parse.ts';
+import { runProbe, type ProbeDeps, type ProbeRequest } from '../commands/probe.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
+import { renderReport as renderText } from '../cli/render.ts';
+import { channelAllowed, userAllowed } from './authz.ts';
+import { PROBE_AGAIN, renderProgress, renderReport } from './blocks.ts';
+import type { SlackConfig } from './config.ts';
+import { slackAdvice, slackErrorCode } from './errors.ts';
+import { parseSlackText } from './text.ts';
+import { throttle } from './throttle.ts';
+
+const { App, LogLevel } = bolt;
+type WebClient = webApi.WebClient;
+
+export const SLACK_USAGE = USAGE.replace(/\bseat /g, '/seat ');
+
+export interface SeatAppOptions {
+  fleet: Fleet;
+  config: SlackConfig;
+  probeDeps?: ProbeDeps;
+  logger?: Logger;
+  /** Milliseconds between progress updates of one message (Slack allows about one a second). */
+  updateIntervalMs?: number;
+  /** Skip auth.test at start (tests whose Web API stand-in does not need it). */
+  tokenVerification?: boolean;
+}
+
+export interface SeatApp {
+  app: BoltApp;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves when every probe started so far has posted its final report (tests, shutdown). */
+  idle(): Promise<void>;
+}
+
+const ProbeAgainValue = z.strictObject({
+  site: z.string(),
+  only: z.array(z.enum(PROBE_GROUPS as unknown as ['aliases', 'gpus', 'power'])).min(1),
+  timeoutMs: z.number().int().min(50).max(120_000).nullable(),
+  paid: z.boolean(),
+});
+
+export function createSeatApp(opts: SeatAppOptions): SeatApp {
+  const { fleet, config } = opts;
+  const inv = fleet.inventory;
+  const interval = opts.updateIntervalMs ?? 1000;
+  const clientOptions = {
+    ...(config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {}),
+    // A rate-limited progress update is skipped, not waited on for minutes.
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 2, factor: 1, minTimeout: 100, maxTimeout: 500 },
+  };
+  const common = {
+    token: config.botToken,
+    clientOptions,
+    logLevel: LogLevel.INFO,
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    tokenVerificationEnabled: opts.tokenVerification ?? true,
+  };
+  const app =
+    config.mode.kind === 'socket'
+      ? new App({ ...common, appToken: config.mode.appToken, socketMode: true })
+      : new App({ ...common, signingSecret: config.mode.signingSecret, port: config.mode.port });
+  const log = opts.logger ?? app.logger;
+
+  const running = new Set<Promise<void>>();
+  const busyMessages = new Set<string>();
+  const track = (p: Promise<void>): void => {
+    const done = p.catch((err: unknown) => log.error(`probe flow failed: ${slackErrorCode(err)}`)).finally(() => running.delete(done));
+    running.add(done);
+  };
+  const groupCache = new Map<string, { at: number; members: string[] }>();
+  const groupMembers = async (client: WebClient, group: string): Promise<string[]> => {
+    const hit = groupCache.get(group);
+    if (hit && Date.now() - hit.at < 60_000) return hit.members;
+    const r = await client.usergroups.users.list({ usergroup: group });
+    const members = r.users ?? [];
+    groupCache.set(group, { at: Date.now(), members });
+    return members;
+  };
+
+  /** Runs one probe into a channel message, updating it as findings arrive. */
+  async function probeIntoMessage(args: {
+    client: WebClient;
+    channel: string;
+    ts: string | undefined;
+    req: ProbeRequest;
+    askedBy: string;
+    respond: RespondFn | undefined;
+  }): Promise<void> {
+    const { client, channel, req, askedBy, respond } = args;
+    let ts = args.ts;
+    const tell = async (text: string): Promise<void> => {
+      if (!respond) return;
+      try {
+        await respond({ response_type: 'ephemeral', replace_original: false, text });
+      } catch (err) {
+        log.warn(`respond failed: ${slackErrorCode(err)}`);
+      }
+    };
+    const first = renderProgress(req.site, 0, 0, [], ts ? askedBy : undefined);
+    try {
+      if (ts) await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
+      else ts = (await client.chat.postMessage({ channel, text: first.text, blocks: first.blocks })).ts;
+    } catch (err) {
+      const code = slackErrorCode(err);
+      log.warn(`chat.${ts ? 'update' : 'postMessage'} in ${channel} failed: ${code}`);
+      await tell(`:warning: could not post in this channel (${code}): ${slackAdvice(code)}.`);
+      if (!ts || !respond) ts = undefined;
+    }
+
+    const findings: Finding[] = [];
+    const progress = throttle<{ done: number; total: number }>(async ({ done, total }) => {
+      if (!ts) return;
+      const view = renderProgress(req.site, done, total, findings, args.ts ? askedBy : undefined);
+      try {
+        await client.chat.update({ channel, ts, text: view.text, blocks: view.blocks });
+      } catch (err) {
+        log.warn(`chat.update (progress) failed: ${slackErrorCode(err)}`);
+      }
+    }, interval);
+
+    const report = await runProbe(fleet, req, {
+      ...opts.probeDeps,
+      onEvent: (e) => {
+        if (e.type === 'task') findings.push(...e.findings);
+        progress.push(e.type === 'start' ? { done: 0, total: e.total } : { done: e.done, total: e.total });
+      },
+    });
+    await progress.flush();
+
+    const view = renderReport(report, req, args.ts ? askedBy : undefined);
+    let posted = false;
+    if (ts) {
+      try {
+        await client.chat.update({ channel, ts, text: view.text, blocks: view.blocks });
+        posted = true;
+      } catch (err) {
+        const code = slackErrorCode(err);
+        log.warn(`chat.update (final report) failed: ${code}`);
+      }
+    }
+    if (!posted) {
+      if (respond) {
+        try {
+          await respond({ response_type: 'ephemeral', replace_original: false, text: view.text, blocks: view.blocks });
+        } catch (err) {
+          log.error(`the report could not be delivered by any path: ${slackErrorCode(err)}`);
+        }
+      }
+      return;
+    }
+    if (view.truncated && ts) {
+      try {
+        await client.files.uploadV2({
+          channel_id: channel,
+          thread_ts: ts,
+          content: renderText(report, { colour: false }),
+          filename: `seat-probe-${report.site}-${report.startedAt.replace(/[:.]/g, '')}.txt`,
+          title: `Full probe report: ${report.site}`,
+        });
+      } catch (err) {
+        const code = slackErrorCode(err);
+        log.warn(`files.uploadV2 failed: ${code}`);
+        await tell(`:warning: the full report could not be attached (${code}): run \`seat probe ${report.site}\` in a terminal for all of it.`);
+      }
+    }
+  }
+
+  app.command('/seat', async ({ command, ack, respond, client }) => {
+    const chan = channelAllowed(inv, command.channel_id);
+    if (!chan.ok) return ack({ response_type: 'ephemeral', text: `:no_entry: ${chan.reason}` });
+    const parsed = parseSlackText(command.text, fleet.siteNames);
+    if (!parsed.ok) return ack({ response_type: 'ephemeral', text: `:x: ${parsed.error}\n\`\`\`${SLACK_USAGE}\`\`\`` });
+    const cmd = parsed.command;
+    if (cmd.verb === 'help') return ack({ response_type: 'ephemeral', text: `\`\`\`${SLACK_USAGE}\`\`\`` });
+    const quick = inv.oncall.users.includes(command.user_id);
+    if (!quick && !inv.oncall.userGroup) {
+      const who = await userAllowed(inv, command.user_id, {});
+      return ack({ response_type: 'ephemeral', text: `:no_entry: ${who.ok ? '' : who.reason}` });
+    }
+    await ack();
+    if (!quick) {
+      const who = await userAllowed(inv, command.user_id, { groupMembers: (g) => groupMembers(client, g) });
+      if (!who.ok) {
+        await respond({ response_type: 'ephemeral', text: `:no_entry: ${who.reason}` });
+        return;
+      }
+    }
+    const req: ProbeRequest = { site: cmd.site, only: cmd.only, timeoutMs: cmd.timeoutMs, paid: cmd.paid };
+    track(probeIntoMessage({ client, channel: command.channel_id, ts: undefined, req, askedBy: command.user_id, respond }));
+  });
+
+  app.action(PROBE_AGAIN, async ({ ack, body, action, client, respond }) => {
+    await ack();
+    if (body.type !== 'block_actions' || action.type !== 'button') return;
+    const user = body.user.id;
+    const channel = body.channel?.id;
+    const ts = body.message?.ts;
+    if (!channel || !ts) return;
+    const chan = channelAllowed(inv, channel);
+    const who = chan.ok ? await userAllowed(inv, user, { groupMembers: (g) => groupMembers(client, g) }) : chan;
+    if (!who.ok) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: `:no_entry: ${who.reason}` });
+      return;
+    }
+    const value = safeJson(action.value);
+    const req = ProbeAgainValue.safeParse(value);
+    if (!req.success || (req.data.site !== 'all' && !fleet.site(req.data.site))) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: ':x: this button belongs to an older inventory; run /seat probe again' });
+      return;
+    }
+    const key = `${channel}:${ts}`;
+    if (busyMessages.has(key)) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: ':hourglass: already probing into this message' });
+      return;
+    }
+    busyMessages.add(key);
+    track(probeIntoMessage({ client, channel, ts, req: req.data, askedBy: user, respond }).finally(() => busyMessages.delete(key)));
+  });
+
+  app.error(async (err) => {
+    log.error(`slack listener error: ${slackErrorCode(err)}`);
+  });
+
+  return {
+    app,
+    start: async () => {
+      await (config.mode.kind === 'http' ? app.start(config.mode.port) : app.start());
+    },
+    stop: async () => {
+      await app.stop();
+    },
+    idle: async () => {
+      while (running.size > 0) await Promise.all([...running]);
+    },
+  };
+}
+
+function safeJson(s: string | undefined): unknown {
+  try {
+    return JSON.parse(s ?? '');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,175 @@
+// Block Kit rendering of the core's probe data. Stays inside Slack's limits (50 blocks a message,
+// 3000 characters a section); what does not fit is summarised here and attached as a file.
+import type { types } from '@slack/bolt';
+import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
+import type { Finding, FindingStatus } from '../probes/types.ts';
+
+export const MAX_BLOCKS = 50;
+export const MAX_SECTION = 3000;
+export const PROBE_AGAIN = 'probe_again';
+
+type KnownBlock = types.KnownBlock;
+
+const ICON: Record<FindingStatus, string> = { up: ':large_green_circle:', down: ':red_circle:', degraded: ':large_orange_circle:', unknown: ':white_circle:' };
+
+export interface Rendered {
+  text: string; // the notification / fallback text
+  blocks: KnownBlock[];
+  /** True when some lines did not fit and the full report should be attached. */
+  truncated: boolean;
+}
+
+/** Slack mrkdwn needs &, < and > escaped; everything we show comes from probes, so escape it all. */
+export function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+export function renderProgress(site: string, done: number, total: number, findings: Finding[], askedBy?: string): Rendered {
+  const bad = findings.filter((f) => f.status === 'down' || f.status === 'degraded');
+  const text = `probing ${site}: ${done} of ${total}${bad.length ? `, ${bad.length} down or degraded so far` : ''} …`;
+  const lines = bad.slice(0, 15).map(findingLine);
+  if (bad.length > 15) lines.push(`… and ${bad.length - 15} more`);
+  const blocks: KnownBlock[] = [section(`:hourglass_flowing_sand: *${esc(text)}*${askedBy ? `  (asked by <@${askedBy}>)` : ''}`)];
+  if (lines.length) blocks.push(...sections(lines));
+  return { text, blocks, truncated: false };
+}
+
+export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: string): Rendered {
+  const v = report.verdict;
+  const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
+  const text = `${v.status.toUpperCase()} ${report.site}: ${v.headline}`;
+  const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
+  const rest = v.lines.filter((l) => l !== v.headline);
+  if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
+
+  const body: string[][] = [aliasLines(report), seatLines(report), gpuLines(report), powerLines(report)].filter((g) => g.length > 0);
+  const footer: KnownBlock[] = [
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text:
+            esc(`${report.findings.length} findings measured in ${n(report.durationMs)} ms (per-probe timeout ${report.timeoutMs} ms) · started ${report.startedAt}`) +
+            (askedBy ? ` · asked by <@${askedBy}>` : ''),
+        },
+      ],
+    },
+    {
+      type: 'actions',
+      elements: [
+        { type: 'button', action_id: PROBE_AGAIN, text: { type: 'plain_text', text: 'Probe again' }, value: JSON.stringify(req).slice(0, 2000) },
+      ],
+    },
+  ];
+  if (v.runbook) footer.unshift(section(`:arrow_right: Proposed runbook: *${esc(v.runbook)}*`));
+
+  // Fill the middle with what fits; down and degraded come first inside each group already.
+  const budget = MAX_BLOCKS - top.length - footer.length - 1; // one spare for the "more attached" note
+  const middle: KnownBlock[] = [];
+  let truncated = false;
+  for (const group of body) {
+    for (const block of sections(group)) {
+      if (middle.length < budget) middle.push(block);
+      else truncated = true;
+    }
+    if (middle.length < budget) middle.push({ type: 'divider' });
+  }
+  if (middle.at(-1)?.type === 'divider') middle.pop();
+  if (truncated) middle.push(section(':paperclip: The report is longer than one Slack message: the full report is attached in the thread.'));
+  return { text, blocks: [...top, ...middle, ...footer], truncated };
+}
+
+function aliasLines(report: ProbeReport): string[] {
+  const aliases = report.findings.filter((f) => f.probe === 'alias' || f.probe === 'gateway');
+  if (aliases.length === 0) return [];
+  const s = report.summary.aliases;
+  const lines = [`*Aliases* — ${s.down} down, ${s.degraded} degraded, ${s.up} up of ${s.total}`];
+  for (const g of aliases.filter((f) => f.probe === 'gateway' && f.status !== 'up')) lines.push(findingLine(g));
+  // Down ones first, grouped by the host they route to.
+  for (const [host, names] of Object.entries(s.downByHost)) {
+    lines.push(`*${esc(host)}* (${names.length} down)`);
+    for (const name of names) {
+      const f = aliases.find((a) => a.probe === 'alias' && a.target === name);
+      if (f) lines.push(findingLine(f));
+    }
+  }
+  for (const f of aliases.filter((a) => a.probe === 'alias' && (a.status === 'degraded' || a.status === 'unknown'))) lines.push(findingLine(f));
+  const up = aliases.filter((a) => a.probe === 'alias' && a.status === 'up').map((a) => a.target);
+  if (up.length) lines.push(`${ICON.up} up: ${esc(up.join(', '))}`);
+  return lines;
+}
+
+function seatLines(report: ProbeReport): string[] {
+  const seats = report.findings.filter((f) => f.probe === 'seat');
+  if (seats.length === 0) return [];
+  const bad = seats.filter((f) => f.status !== 'up');
+  const lines = [`*Backend seats, probed directly* — ${bad.length} of ${seats.length} not up`];
+  lines.push(...bad.map(findingLine));
+  const up = seats.filter((f) => f.status === 'up').map((f) => f.target);
+  if (up.length) lines.push(`${ICON.up} up: ${esc(up.join(', '))}`);
+  return lines;
+}
+
+function gpuLines(report: ProbeReport): string[] {
+  const gpus = report.findings.filter((f) => f.probe === 'gpu');
+  if (gpus.length === 0) return [];
+  const floor = gpus.find((f) => f.data?.kind === 'gpu')?.data;
+  const floorMiB = floor?.kind === 'gpu' ? floor.gpu.floorMiB : 0;
+  const under = report.summary.gpus.underFloor.length;
+  const lines = [`*GPU memory* — ${under || 'none'} under the ${n(floorMiB)} MiB free floor`];
+  for (const f of gpus) {
+    const g = f.data?.kind === 'gpu' ? f.data.gpu : null;
+    const total = g?.totalMiB ?? null;
+    const free = g?.freeMiB ?? null;
+    if (!g || total === null || free === null) {
+      lines.push(findingLine(f));
+      continue;
+    }
+    const declared = g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0);
+    const width = 20;
+    const usedCells = Math.round(((total - free) / total) * width);
+    const bar = '█'.repeat(usedCells) + '░'.repeat(Math.max(0, width - usedCells));
+    const seats = g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : n(s.measuredMiB)}/${s.declaredMiB === null ? '?' : n(s.declaredMiB)}`).join(', ');
+    lines.push(
+      `${ICON[f.status]} \`${esc(f.target)}\` \`${bar}\` used ${n(total - free)} · declared ${n(declared)} · free ${n(free)} of ${n(total)} MiB${g.marginMiB !== null && g.marginMiB < 0 ? ' — *under the floor*' : ''}${seats ? `\n      seats (measured/declared MiB): ${esc(seats)}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+function powerLines(report: ProbeReport): string[] {
+  const power = report.findings.filter((f) => ['ups', 'bmc', 'firewall', 'host'].includes(f.probe));
+  if (power.length === 0) return [];
+  return ['*Power and out-of-band*', ...power.map(findingLine)];
+}
+
+function findingLine(f: Finding): string {
+  const ms = f.latencyMs === null ? '' : ` (${Math.round(f.latencyMs)} ms)`;
+  return `${ICON[f.status]} *${esc(f.target)}* ${esc(f.detail)}${ms}`;
+}
+
+function n(x: number): string {
+  return Math.round(x).toLocaleString('en-US');
+}
+
+function section(text: string): KnownBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: text.length > MAX_SECTION ? `${text.slice(0, MAX_SECTION - 1)}…` : text } };
+}
+
+/** Packs lines into as few sections as fit 3000 characters each; a single huge line is cut. */
+export function sections(lines: string[]): KnownBlock[] {
+  const out: KnownBlock[] = [];
+  let cur = '';
+  for (const raw of lines) {
+    const line = raw.length > MAX_SECTION ? `${raw.slice(0, MAX_SECTION - 1)}…` : raw;
+    if (cur && cur.length + 1 + line.length > MAX_SECTION) {
+      out.push(section(cur));
+      cur = line;
+    } else {
+      cur = cur ? `${cur}\n${line}` : line;
+    }
+  }
+  if (cur) out.push(section(cur));
+  return out;
+}
