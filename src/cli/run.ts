@@ -5,12 +5,15 @@ import { loadInventory } from '../inventory/load.ts';
 import { parseTokens, USAGE, type Command } from '../commands/parse.ts';
 import { exitCodeFor, reportJson, runProbe, type ProbeDeps } from '../commands/probe.ts';
 import { findingLine, progressLine, renderReport } from './render.ts';
+import { runBot } from './bot.ts';
 
 export interface CliIo {
   stdout: { write(s: string): unknown; isTTY?: boolean };
   stderr: { write(s: string): unknown };
   env: NodeJS.ProcessEnv;
   probeDeps?: ProbeDeps;
+  /** For `seat bot`: resolves when the bot should stop (default: SIGINT/SIGTERM). */
+  until?: Promise<void>;
 }
 
 export type ExitCode = 0 | 1 | 2 | 3;
@@ -34,6 +37,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   }
   for (const w of loaded.warnings) io.stderr.write(`seat: warning: ${w}\n`);
   const fleet = new Fleet(loaded.value);
+  // `bot` is the terminal's way into Slack, not part of the shared grammar.
+  if (split.rest[0] === 'bot') {
+    if (split.rest.length > 1) return usageError(io, `bot takes no arguments, got "${split.rest.slice(1).join(' ')}"`);
+    return runBot(fleet, io);
+  }
   const parsed = parseTokens(split.rest, fleet.siteNames);
   if (!parsed.ok) return usageError(io, parsed.error);
   return execute(parsed.command, fleet, io);

@@ -14,6 +14,7 @@ export const MAX_COMMAND_LENGTH = 512;
 export const USAGE = [
   'usage: seat probe <site|all> [--only aliases,gpus,power] [--json] [--timeout MS] [--paid]',
   '       seat help',
+  '       seat bot            (terminal only: run the Slack front end)',
 ].join('\n');
 
 const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._,=-]*$|^--[a-z][a-z-]*(?:=[A-Za-z0-9._,-]+)?$/;

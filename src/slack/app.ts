@@ -1,6 +1,7 @@
 // The Bolt app: thin listeners that parse, call the core, render. Every side effect is an option.
 import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger, RespondFn, webApi } from '@slack/bolt';
+import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { USAGE } from '../commands/parse.ts';
 import { runProbe, type ProbeDeps, type ProbeRequest } from '../commands/probe.ts';
@@ -17,7 +18,10 @@ import { throttle } from './throttle.ts';
 const { App, LogLevel } = bolt;
 type WebClient = webApi.WebClient;
 
-export const SLACK_USAGE = USAGE.replace(/\bseat /g, '/seat ');
+export const SLACK_USAGE = USAGE.split('\n')
+  .filter((l) => !l.includes('terminal only'))
+  .join('\n')
+  .replace(/\bseat /g, '/seat ');
 
 export interface SeatAppOptions {
   fleet: Fleet;
@@ -32,7 +36,8 @@ export interface SeatAppOptions {
 
 export interface SeatApp {
   app: BoltApp;
-  start(): Promise<void>;
+  /** Starts the app; in HTTP mode resolves with the port it listens on (PORT=0 picks a free one). */
+  start(): Promise<number | undefined>;
   stop(): Promise<void>;
   /** Resolves when every probe started so far has posted its final report (tests, shutdown). */
   idle(): Promise<void>;
@@ -231,7 +236,13 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   return {
     app,
     start: async () => {
-      await (config.mode.kind === 'http' ? app.start(config.mode.port) : app.start());
+      if (config.mode.kind === 'socket') {
+        await app.start();
+        return undefined;
+      }
+      const server = (await app.start(config.mode.port)) as { address(): AddressInfo | string | null } | undefined;
+      const addr = server?.address();
+      return typeof addr === 'object' && addr ? addr.port : config.mode.port;
     },
     stop: async () => {
       await app.stop();

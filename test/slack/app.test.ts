@@ -1,0 +1,183 @@
+// The real Bolt app receiving signed HTTP requests on loopback, its Web API calls going to a
+// recording Slack stand-in, its probes going to a LiteLLM-speaking gateway stand-in.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseInventory } from '../../src/inventory/load.ts';
+import { Fleet } from '../../src/inventory/fleet.ts';
+import { createSeatApp, type SeatApp } from '../../src/slack/app.ts';
+import { startGateway } from '../../drills/litellm.ts';
+import { blockActionBody, signedPost, slashCommandBody, startSlackApi, type SlackApiStandIn } from '../helpers/slack.ts';
+
+const SECRET = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
+const KEY = 'sk-drill-admin-0123456789';
+
+let slack: SlackApiStandIn;
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let seat: SeatApp;
+let events: string;
+
+function inventory(gatewayUrl: string): Fleet {
+  const r = parseInventory(`
+fleet: slack-test
+settings: { probeTimeoutMs: 600, deadlineMs: 2000 }
+oncall: { users: [U0ONCALL01, U0ONCALL02], channels: [C0INCIDENT, C0OTHER] }
+gateway: { baseUrl: ${gatewayUrl}, keys: { admin: { env: SEAT_TEST_ADMIN_KEY } } }
+sites:
+  fv:
+    hosts: { fv-ml1: { address: 127.0.0.1, gpuVendor: none } }
+aliases:
+  gen: { kind: chat, backend: { name: local-test, paid: false } }
+  summarizer: { kind: chat, backend: { name: local-test, paid: false } }
+  classifier: { kind: chat, backend: { name: local-test, paid: false } }
+  stuck: { kind: chat, backend: { name: local-test, paid: false } }
+`);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return new Fleet(r.value);
+}
+
+before(async () => {
+  slack = await startSlackApi();
+  gateway = await startGateway({
+    keys: { admin: KEY },
+    aliases: { gen: { mode: 'ok' }, summarizer: { mode: 'ok' }, classifier: { mode: 'error', status: 500 }, stuck: { mode: 'hang' } },
+  });
+  seat = createSeatApp({
+    fleet: inventory(gateway.url),
+    config: { botToken: 'xoxb-test-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
+    probeDeps: { env: { SEAT_TEST_ADMIN_KEY: KEY } },
+    updateIntervalMs: 100,
+    logger: quietLogger(),
+  });
+  const port = await seat.start();
+  events = `http://127.0.0.1:${port}/slack/events`;
+});
+
+after(async () => {
+  await seat.idle();
+  await seat.stop();
+  await gateway.stop();
+  await slack.close();
+});
+
+function quietLogger() {
+  const lines: string[] = [];
+  const log = (...m: unknown[]): void => void lines.push(m.join(' '));
+  return { debug: log, info: log, warn: log, error: log, setLevel: () => {}, getLevel: () => 'info' as never, setName: () => {}, lines };
+}
+
+const command = (text: string, extra: { user?: string; channel?: string } = {}) =>
+  signedPost(events, slashCommandBody({ text, responseUrl: `${slack.base}/response/${Math.random().toString(36).slice(2)}`, ...extra }), { secret: SECRET });
+
+test('/seat probe fv: acked at once, posted, updated as findings arrive, then the final report with a Probe again button', async () => {
+  const before = slack.calls.length;
+  const t0 = performance.now();
+  const res = await command('probe fv --only aliases');
+  assert.equal(res.status, 200);
+  assert.ok(res.ms < 1000, `ack took ${res.ms} ms`);
+  await seat.idle();
+  const calls = slack.calls.slice(before);
+  const post = calls.find((c) => c.method === 'chat.postMessage');
+  assert.ok(post, calls.map((c) => c.method).join(','));
+  assert.equal(post.args.channel, 'C0INCIDENT');
+  assert.match(String(post.args.text), /^probing fv/);
+  const updates = calls.filter((c) => c.method === 'chat.update');
+  assert.ok(updates.length >= 1);
+  const final = updates.at(-1)!;
+  const blocks = JSON.stringify(final.args.blocks);
+  assert.match(String(final.args.text), /^DOWN fv: /);
+  assert.match(blocks, /classifier/);
+  assert.match(blocks, /stuck/);
+  assert.match(blocks, /Probe again/);
+  assert.ok(!blocks.includes(KEY) && !JSON.stringify(calls).includes(KEY), 'the gateway key never reaches Slack');
+  // The hanging alias costs its 600 ms timeout, not more: the final report is in well before the 2 s deadline.
+  assert.ok(final.at - t0 < 2000, `final report after ${Math.round(final.at - t0)} ms`);
+});
+
+test('a signed Probe again click re-runs the probe into the same message and says who asked', async () => {
+  const before = slack.calls.length;
+  const value = JSON.stringify({ site: 'fv', only: ['aliases'], timeoutMs: null, paid: false });
+  const res = await signedPost(events, blockActionBody({ value, ts: '1767225600.000777', responseUrl: `${slack.base}/response/click` }), { secret: SECRET });
+  assert.equal(res.status, 200);
+  await slack.waitFor((s) => s.calls.slice(before).some((c) => c.method === 'chat.update' && /^DOWN fv/.test(String(c.args.text))));
+  await seat.idle();
+  const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
+  assert.ok(updates.every((u) => u.args.ts === '1767225600.000777'), 'same message, updated in place');
+  assert.ok(slack.calls.slice(before).every((c) => c.method !== 'chat.postMessage'), 'no new message');
+  assert.match(JSON.stringify(updates.at(-1)!.args.blocks), /asked by <@U0ONCALL02>/);
+});
+
+test('a forged signature and a timestamp older than 5 minutes are refused, and nothing is posted', async () => {
+  const before = slack.calls.length;
+  const body = slashCommandBody({ text: 'probe fv', responseUrl: `${slack.base}/response/x` });
+  const forged = await signedPost(events, body, { secret: SECRET, signature: 'v0=' + '0'.repeat(64) });
+  const wrongSecret = await signedPost(events, body, { secret: 'not-the-secret-at-all' });
+  const stale = await signedPost(events, body, { secret: SECRET, timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
+  for (const r of [forged, wrongSecret, stale]) assert.equal(r.status, 401);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(slack.calls.length, before);
+});
+
+test('someone outside the on-call list gets an ephemeral refusal that says who can', async () => {
+  const before = slack.calls.length;
+  const res = await command('probe fv', { user: 'U0VISITOR9' });
+  assert.equal(res.status, 200);
+  const body = JSON.parse(res.text) as { response_type: string; text: string };
+  assert.equal(body.response_type, 'ephemeral');
+  assert.match(body.text, /only the on-call people may use \/seat: <@U0ONCALL01>, <@U0ONCALL02>/);
+  assert.equal(slack.calls.length, before, 'no probe, no post');
+});
+
+test('outside the configured channels /seat says where it works', async () => {
+  const res = await command('probe fv', { channel: 'C0RANDOM' });
+  const body = JSON.parse(res.text) as { text: string };
+  assert.match(body.text, /\/seat works in <#C0INCIDENT>, <#C0OTHER> only/);
+});
+
+for (const [text, expected] of [
+  ['probe <@U123ABC>', /a user mention \(<@U123ABC>\) is not an argument/],
+  ['probe <#C1ABC|general>', /a channel link \(<#C1ABC\|general>\) is not an argument/],
+  ['probe fv &lt;script&gt;', /unexpected character "<"/],
+  ['probe ' + 'x'.repeat(4000), /4006 characters; the most is 512/],
+  ['probe mars', /unknown site "mars"/],
+  ['reboot fv', /unknown command "reboot"/],
+] as const) {
+  test(`hostile text ${JSON.stringify(text.slice(0, 30))} gets an ephemeral usage reply`, async () => {
+    const before = slack.calls.length;
+    const res = await command(text);
+    assert.equal(res.status, 200);
+    const body = JSON.parse(res.text) as { response_type: string; text: string };
+    assert.equal(body.response_type, 'ephemeral');
+    assert.match(body.text, expected);
+    assert.match(body.text, /usage: \/seat probe <site\|all>/);
+    assert.equal(slack.calls.length, before);
+  });
+}
+
+test('/seat help answers with the usage', async () => {
+  const res = await command('help');
+  const body = JSON.parse(res.text) as { text: string };
+  assert.match(body.text, /\/seat probe <site\|all> \[--only aliases,gpus,power\]/);
+  assert.ok(!body.text.includes('seat bot'), 'terminal-only verbs are not offered in Slack');
+});
+
+test('channel_not_found: the person hears why by response_url and still gets the report; the bot keeps running', async () => {
+  slack.fail('chat.postMessage', 'channel_not_found');
+  const responsesBefore = slack.responses.length;
+  await command('probe fv --only aliases');
+  await seat.idle();
+  const replies = slack.responses.slice(responsesBefore).map((r) => String(r.body.text));
+  assert.ok(replies.some((t) => /could not post in this channel \(channel_not_found\): invite the bot/.test(t)), replies.join('\n'));
+  assert.ok(replies.some((t) => /^DOWN fv: /.test(t)), 'the report came by the other path');
+  const again = await command('probe fv --only aliases');
+  assert.equal(again.status, 200);
+  await seat.idle();
+});
+
+test('a rate-limited progress update is skipped and the final report still lands', async () => {
+  slack.fail('chat.update', 'ratelimited', 1);
+  const before = slack.calls.length;
+  await command('probe fv --only aliases');
+  await seat.idle();
+  const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
+  assert.match(String(updates.at(-1)?.args.text), /^DOWN fv: /);
+});

@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseInventory } from '../../src/inventory/load.ts';
+import { Fleet } from '../../src/inventory/fleet.ts';
+import { decide, summarize } from '../../src/diagnose/verdict.ts';
+import { sortFindings, type ProbeReport, type ProbeRequest } from '../../src/commands/probe.ts';
+import { MAX_BLOCKS, MAX_SECTION, renderProgress, renderReport } from '../../src/slack/blocks.ts';
+import type { Finding } from '../../src/probes/types.ts';
+
+function bigFleet(aliasCount: number): Fleet {
+  const seats = Array.from({ length: 20 }, (_, i) => `  s${i}: { host: h${i % 4}, gpus: [0], port: ${8000 + i}, container: c${i}, gpuMemoryUtilization: 0.04 }`).join('\n');
+  const aliases = Array.from({ length: aliasCount }, (_, i) => `  a${i}: { kind: chat, seats: [s${i % 20}] }`).join('\n');
+  const hosts = Array.from({ length: 4 }, (_, i) => `      h${i}: { address: 127.0.0.1, gpus: [{ index: 0 }] }`).join('\n');
+  const r = parseInventory(`gateway: { baseUrl: http://127.0.0.1:1, keys: { admin: { env: K } } }\nsites:\n  fv:\n    hosts:\n${hosts}\nseats:\n${seats}\naliases:\n${aliases}\n`);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return new Fleet(r.value);
+}
+
+function report(fleet: Fleet, findings: Finding[]): ProbeReport {
+  const ordered = sortFindings(findings);
+  const summary = summarize(fleet, ordered);
+  return {
+    site: 'fv', sites: ['fv'], startedAt: '2026-09-13T06:58:40.000Z', finishedAt: '2026-09-13T06:58:43.100Z', durationMs: 3100,
+    timeoutMs: 3000, deadlineMs: 10000, findings: ordered, summary, verdict: decide(['fv'], ordered, summary),
+  };
+}
+
+const req: ProbeRequest = { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false };
+
+const alias = (name: string, status: Finding['status'], detail: string): Finding => ({ probe: 'alias', target: name, status, detail, measuredBy: 'POST /v1/chat/completions', latencyMs: 12 });
+
+test('a 200-alias fleet with most aliases down stays within 50 blocks and 3000 characters a section', () => {
+  const fleet = bigFleet(200);
+  const findings = [...fleet.aliases.keys()].map((a, i) =>
+    alias(a, i % 10 === 0 ? 'up' : 'down', `HTTP 500: litellm.InternalServerError: OpenAIException - Connection error to backend ${'x'.repeat(60)}`),
+  );
+  const view = renderReport(report(fleet, findings), req);
+  assert.ok(view.blocks.length <= MAX_BLOCKS, `${view.blocks.length} blocks`);
+  for (const b of view.blocks) if (b.type === 'section' && b.text) assert.ok(b.text.text.length <= MAX_SECTION, `section of ${b.text.text.length}`);
+  assert.equal(view.truncated, true, 'what did not fit is flagged for attaching');
+  assert.ok(JSON.stringify(view.blocks).includes('full report is attached'));
+  assert.equal(view.blocks.at(-1)?.type, 'actions', 'the Probe again button survives truncation');
+  assert.match(view.text, /^DOWN fv: 180 of 200 aliases down/);
+});
+
+test('a small report fits whole: down aliases first, grouped by host, with the button value replaying the probe', () => {
+  const fleet = bigFleet(8);
+  const findings = [...fleet.aliases.keys()].map((a) => alias(a, a === 'a1' || a === 'a5' ? 'down' : 'up', a === 'a1' ? 'HTTP 500 <b>&' : 'ok'));
+  const view = renderReport(report(fleet, findings), req, 'U0ONCALL02');
+  assert.equal(view.truncated, false);
+  const all = JSON.stringify(view.blocks);
+  assert.ok(all.indexOf('*h1* (2 down)') >= 0, 'grouped by host h1 (a1 and a5 route to s1, s5 on h1)');
+  assert.ok(all.indexOf('a1') < all.indexOf('up: a0'), 'down before up');
+  assert.ok(all.includes('HTTP 500 &lt;b&gt;&amp;'), 'probe text is escaped for mrkdwn');
+  assert.ok(all.includes('asked by <@U0ONCALL02>'));
+  const actions = view.blocks.at(-1);
+  assert.ok(actions?.type === 'actions');
+  const button = actions.elements[0];
+  assert.ok(button?.type === 'button');
+  assert.deepEqual(JSON.parse(button.value ?? ''), req);
+});
+
+test('GPU lines carry a bar with used, declared and free MiB and flag the margin', () => {
+  const fleet = bigFleet(1);
+  const gpu: Finding = {
+    probe: 'gpu', target: 'ana-ml2 GPU1', status: 'degraded', detail: '216 MiB free', measuredBy: 'nvidia-smi', latencyMs: 40,
+    data: { kind: 'gpu', gpu: { host: 'ana-ml2', index: 1, uuid: null, name: null, totalMiB: 97_887, usedMiB: 97_671, freeMiB: 216, floorMiB: 4096, marginMiB: -3880, processes: [],
+      seats: [{ seat: 'vllm-embed', declaredMiB: 3426, declaredBy: 'x', measuredMiB: 3398 }] } },
+  };
+  const view = renderReport(report(fleet, [gpu]), req);
+  const all = JSON.stringify(view.blocks);
+  assert.match(all, /used 97,671 · declared 3,426 · free 216 of 97,887 MiB — \*under the floor\*/);
+  assert.match(all, /vllm-embed 3,398\/3,426/);
+  assert.match(all, /1 under the 4,096 MiB free floor/);
+});
+
+test('progress shows how far along and what is already down', () => {
+  const view = renderProgress('fv', 12, 37, [alias('gen', 'down', 'HTTP 500'), alias('coder', 'up', 'ok')]);
+  assert.equal(view.text, 'probing fv: 12 of 37, 1 down or degraded so far …');
+  assert.ok(JSON.stringify(view.blocks).includes('*gen* HTTP 500'));
+  assert.ok(!JSON.stringify(view.blocks).includes('coder'));
+});
