@@ -36,8 +36,7 @@ export function renderReport(report: ProbeReport, o: RenderOptions): string {
     const rows = report.findings.filter((f) => section.probes.includes(f.probe));
     if (rows.length === 0) continue;
     out.push('', `${section.title}:`);
-    for (const f of rows) out.push(`  ${findingLine(f, o)}`);
-    for (const f of rows) if (f.data?.kind === 'gpu') out.push(...gpuBars(f, o));
+    for (const f of rows) out.push(`  ${findingLine(f, o)}`, ...gpuBars(f, o));
   }
   const c = report.summary.counts;
   const started = format(new Date(report.startedAt), "yyyy-MM-dd HH:mm:ss 'local'");
@@ -57,11 +56,8 @@ function gpuBars(f: Finding, o: RenderOptions): string[] {
   const width = 40;
   const used = Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width);
   const bar = '#'.repeat(used) + '.'.repeat(Math.max(0, width - used));
-  const seats = g.seats
-    .map((s) => `${s.seat} declared ${s.declaredMiB === null ? '?' : n(s.declaredMiB)} / measured ${s.measuredMiB === null ? '?' : n(s.measuredMiB)} MiB`)
-    .join('; ');
-  const flag = g.marginMiB !== null && g.marginMiB < 0 ? statusMark('degraded', o) + ' under floor' : 'margin ok';
-  return [`       [${bar}] ${n(g.freeMiB)} MiB free of ${n(g.totalMiB)} — ${flag}${seats ? ` — ${seats}` : ''}`];
+  const declared = g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0);
+  return [`         [${bar}] used ${n(g.totalMiB - g.freeMiB)} · declared ${n(declared)} · free ${n(g.freeMiB)} MiB`];
 }
 
 function n(x: number): string {

@@ -148,7 +148,7 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
     runbook = 'site-dark';
   } else if (dark.length > 0) {
     lines.unshift('every site failed to answer, the control pings included: check this machine’s own network first');
-  } else if (upsTrouble.some((f) => f.status === 'down' || /OB|LB|OVER|above/.test(f.detail))) {
+  } else if (upsTrouble.some(upsNeedsAction)) {
     runbook = 'ups-overload';
   } else if (gatewayDown.length > 0 && gatewayDown.length === findings.filter((f) => f.probe === 'gateway').length) {
     lines.unshift(`gateway down for every key: ${gatewayDown[0]?.detail ?? ''}`);
@@ -165,6 +165,13 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
     lines[0] ?? (status === 'ok' ? `all ${findings.length} checks up` : `${bad} of ${findings.length} checks down or degraded`);
   if (runbook) lines.push(`→ start runbook ${runbook}: ${RUNBOOKS[runbook]}`);
   return { status, headline, lines, runbook };
+}
+
+/** On battery, low, overloaded or over the load threshold: a power problem, not a probe problem. */
+function upsNeedsAction(f: Finding): boolean {
+  if (f.data?.kind !== 'ups') return false;
+  const flags = new Set(f.data.ups.status);
+  return ['OB', 'LB', 'OVER', 'FSD'].some((x) => flags.has(x)) || f.status === 'degraded';
 }
 
 function blastRadius(a: AliasSummary): string {

@@ -1,5 +1,6 @@
 // Runs every probe task at once (bounded), each under its own timeout, all under one deadline,
 // and streams findings as tasks finish. A hanging target costs its timeout, never more.
+import { setMaxListeners } from 'node:events';
 import type { Finding, ProbeTask } from './types.ts';
 
 export type RunEvent =
@@ -37,6 +38,8 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   const deadline = new AbortController();
   const cancelDeadline = setTimer(() => deadline.abort(), opts.deadlineMs);
   const stopAll = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
+  // Every running task listens on it; dozens at once is the point, not a leak.
+  setMaxListeners(0, stopAll);
 
   const finish = (task: ProbeTask, out: Finding[], late: boolean): void => {
     done += 1;

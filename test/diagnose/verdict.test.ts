@@ -82,9 +82,20 @@ test('all up: ok, no runbook', () => {
   assert.deepEqual({ status: v.status, runbook: v.runbook, headline: v.headline }, { status: 'ok', runbook: null, headline: 'all 2 checks up' });
 });
 
+const ups = (status: string[], finding: FindingStatus, detail: string): Finding => ({
+  ...f('ups', 'fvups@x', finding, 'fv', detail),
+  data: { kind: 'ups', ups: { ups: 'fvups', status, loadPct: 86, loadW: 774, ratedW: 900, chargePct: 100, runtimeS: 600, vars: {} } },
+});
+
 test('a UPS on battery proposes ups-overload', () => {
-  const findings = [f('ups', 'fvups@x', 'degraded', 'fv', 'OB, load 86% is above 80% of the 900 W rating'), f('host', 'fv-ml1', 'up', 'fv')];
+  const findings = [ups(['OB'], 'degraded', 'OB, load 86% is above 80% of the 900 W rating'), f('host', 'fv-ml1', 'up', 'fv')];
   const v = decide(['fv'], findings, summarize(fleet, findings));
   assert.equal(v.runbook, 'ups-overload');
   assert.equal(v.status, 'degraded');
+});
+
+test('a UPS whose driver has not reported yet (WAIT) is unknown, not a power emergency', () => {
+  const findings = [ups(['WAIT'], 'unknown', 'WAIT — neither OL nor OB in ups.status'), f('host', 'fv-ml1', 'up', 'fv')];
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.equal(v.runbook, null);
 });

@@ -1,0 +1,44 @@
+// `npm start`: the Slack bot when SLACK_BOT_TOKEN is set; otherwise the drill fleet on loopback,
+// probed with `seat probe all` (or the arguments given after `npm start --`).
+import { Fleet } from '../inventory/fleet.ts';
+import { loadInventory } from '../inventory/load.ts';
+import { runCli } from './run.ts';
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (process.env.SLACK_BOT_TOKEN) {
+    return runCli(['bot', ...args], { stdout: process.stdout, stderr: process.stderr, env: process.env });
+  }
+  // The drill lives outside src/: loaded only here, never by the bot or the CLI.
+  const { startDrill, DRILL_INVENTORY } = await import('../../drills/drill.ts');
+  const inventory = process.env.SEAT_INVENTORY ?? DRILL_INVENTORY;
+  const loaded = await loadInventory(inventory);
+  if (!loaded.ok) {
+    process.stderr.write(`seat: ${inventory} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
+    return 2;
+  }
+  process.stderr.write(`seat: starting the drill fleet on loopback (${inventory})…\n`);
+  const drill = await startDrill(new Fleet(loaded.value));
+  for (const n of drill.notes) process.stderr.write(`seat: drill: ${n}\n`);
+  try {
+    const env = { ...process.env, ...drill.env };
+    return await runCli(['--inventory', inventory, ...(args.length ? args : ['probe', 'all'])], {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env,
+      probeDeps: { env, pathPrefix: drill.pathPrefix },
+    });
+  } finally {
+    await drill.stop();
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`seat: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+    process.exitCode = 3;
+  },
+);
