@@ -5,7 +5,6 @@ import { loadInventory } from '../inventory/load.ts';
 import { parseTokens, USAGE, type Command } from '../commands/parse.ts';
 import { exitCodeFor, reportJson, runProbe, type ProbeDeps } from '../commands/probe.ts';
 import { findingLine, progressLine, renderReport } from './render.ts';
-import { runBot } from './bot.ts';
 
 export interface CliIo {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -40,6 +39,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   // `bot` is the terminal's way into Slack, not part of the shared grammar.
   if (split.rest[0] === 'bot') {
     if (split.rest.length > 1) return usageError(io, `bot takes no arguments, got "${split.rest.slice(1).join(' ')}"`);
+    // Loaded only here: Bolt is heavy, and a terminal probe at 3 a.m. should not pay for it.
+    const { runBot } = await import('./bot.ts');
     return runBot(fleet, io);
   }
   const parsed = parseTokens(split.rest, fleet.siteNames);

@@ -1,0 +1,8 @@
+// `npm run bench`: every figure is a ratio against a baseline measured in the same run.
+import { benchAck } from './ack.ts';
+import { benchProbe } from './probe.ts';
+
+const probe = await benchProbe();
+for (const l of probe.lines) console.log(l);
+const ack = await benchAck();
+for (const l of ack.lines) console.log(l);
