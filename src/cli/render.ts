@@ -56,8 +56,8 @@ function gpuBars(f: Finding, o: RenderOptions): string[] {
   const width = 40;
   const used = Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width);
   const bar = '#'.repeat(used) + '.'.repeat(Math.max(0, width - used));
-  const declared = g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0);
-  return [`         [${bar}] used ${n(g.totalMiB - g.freeMiB)} · declared ${n(declared)} · free ${n(g.freeMiB)} MiB`];
+  const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
+  return [`         [${bar}] used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(g.freeMiB)} MiB`];
 }
 
 function n(x: number): string {

@@ -126,13 +126,13 @@ function gpuLines(report: ProbeReport): string[] {
       lines.push(findingLine(f));
       continue;
     }
-    const declared = g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0);
+    const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
     const width = 20;
     const usedCells = Math.round(((total - free) / total) * width);
     const bar = '█'.repeat(usedCells) + '░'.repeat(Math.max(0, width - usedCells));
     const seats = g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : n(s.measuredMiB)}/${s.declaredMiB === null ? '?' : n(s.declaredMiB)}`).join(', ');
     lines.push(
-      `${ICON[f.status]} \`${esc(f.target)}\` \`${bar}\` used ${n(total - free)} · declared ${n(declared)} · free ${n(free)} of ${n(total)} MiB${g.marginMiB !== null && g.marginMiB < 0 ? ' — *under the floor*' : ''}${seats ? `\n      seats (measured/declared MiB): ${esc(seats)}` : ''}`,
+      `${ICON[f.status]} \`${esc(f.target)}\` \`${bar}\` used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(free)} of ${n(total)} MiB${g.marginMiB !== null && g.marginMiB < 0 ? ' — *under the floor*' : ''}${seats ? `\n      seats (measured/declared MiB): ${esc(seats)}` : ''}`,
     );
   }
   return lines;

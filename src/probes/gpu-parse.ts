@@ -1,0 +1,239 @@
+// Pure parsers for the GPU query tools, one per vendor. Columns are mapped by header name (any
+// ` [MiB]` or ` (MiB)` unit stripped), so field order and unit drift between driver versions do not
+// matter. Bracketed values (`[N/A]`, `[Not Supported]`, `[Unknown Error]`, ...) become null.
+// Nothing here throws: output that is not what we asked for is a parse error with the offending text.
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export interface GpuRow {
+  index: number;
+  uuid: string | null;
+  name: string | null;
+  totalMiB: number | null;
+  usedMiB: number | null;
+  freeMiB: number | null;
+}
+
+export interface ProcessRow {
+  /** nvidia-smi names the GPU by UUID; xpu-smi ps only by device index. */
+  gpuUuid: string | null;
+  gpuIndex: number | null;
+  pid: number;
+  name: string;
+  usedMiB: number | null;
+}
+
+type GpuField = 'index' | 'uuid' | 'name' | 'total' | 'used' | 'free';
+type AppField = 'uuid' | 'pid' | 'name' | 'used';
+
+/** What we ask nvidia-smi for; the parser accepts these in any order, plus other columns. */
+export const NVIDIA_GPU_FIELDS = 'index,uuid,name,memory.total,memory.used,memory.free';
+export const NVIDIA_APP_FIELDS = 'gpu_uuid,pid,process_name,used_memory';
+
+const NVIDIA_GPU_COLUMNS: Record<string, GpuField> = {
+  index: 'index',
+  uuid: 'uuid',
+  gpu_uuid: 'uuid',
+  name: 'name',
+  gpu_name: 'name',
+  'memory.total': 'total',
+  'memory.used': 'used',
+  'memory.free': 'free',
+};
+
+const NVIDIA_APP_COLUMNS: Record<string, AppField> = {
+  gpu_uuid: 'uuid',
+  uuid: 'uuid',
+  pid: 'pid',
+  process_name: 'name',
+  name: 'name',
+  used_memory: 'used',
+  used_gpu_memory: 'used',
+};
+
+// XPU Manager 2.0's `--query-gpu` field names, from its reference (intel/xpumanager
+// docs/sphinx/xpu-smi/overview.rst, "--query-gpu Field Reference"): `index`, `uuid`,
+// `name` (alias `gpu_name`), `memory.total`, `memory.used`, `memory.free`, all in MiB — the
+// same names as nvidia-smi. The underscore spellings are accepted in case a build prints them.
+export const XPU_GPU_FIELDS = 'index,uuid,name,memory.total,memory.used,memory.free';
+
+const XPU_GPU_COLUMNS: Record<string, GpuField> = {
+  ...NVIDIA_GPU_COLUMNS,
+  device_id: 'index',
+  deviceid: 'index',
+  memory_total: 'total',
+  memory_used: 'used',
+  memory_free: 'free',
+};
+
+const REQUIRED_GPU: GpuField[] = ['index', 'total', 'used', 'free'];
+const REQUIRED_APP: AppField[] = ['pid', 'name', 'used'];
+
+export function parseNvidiaGpus(text: string): ParseResult<GpuRow[]> {
+  return parseGpuCsv(text, NVIDIA_GPU_COLUMNS, 'nvidia-smi --query-gpu');
+}
+
+export function parseXpuGpus(text: string): ParseResult<GpuRow[]> {
+  return parseGpuCsv(text, XPU_GPU_COLUMNS, 'xpu-smi --query-gpu');
+}
+
+/** `--query-compute-apps`: empty output or a header alone means no process. */
+export function parseNvidiaApps(text: string): ParseResult<ProcessRow[]> {
+  if (text.trim() === '') return { ok: true, value: [] };
+  const table = readCsv(text, NVIDIA_APP_COLUMNS, [...REQUIRED_APP, 'uuid'], 'name', 'nvidia-smi --query-compute-apps');
+  if (!table.ok) return table;
+  const rows: ProcessRow[] = [];
+  for (const { get, line } of table.value) {
+    const pid = integer(get('pid'));
+    if (pid === null) return bad(`pid is not a number in ${quote(line)}`);
+    const used = mib(get('used'));
+    if (used === undefined) return bad(`used_memory is not a number in ${quote(line)}`);
+    rows.push({ gpuUuid: text1(get('uuid')), gpuIndex: null, pid, name: get('name') ?? '', usedMiB: used });
+  }
+  return { ok: true, value: rows };
+}
+
+/**
+ * `xpu-smi ps -j`. Shape taken from intel/xpumanager cli/src/comlet_ps.cpp, which renders the
+ * JSON it prints: `{"device_util_by_proc_list":[{"process_id","process_name","device_id",
+ * "shared_mem_size","mem_size"}]}`, memory in kB (KiB) per docs/sphinx/xpu-smi/ps.rst.
+ * A few other key spellings are accepted; the 2.x docs do not show the JSON itself.
+ */
+export function parseXpuProcesses(text: string): ParseResult<ProcessRow[]> {
+  if (text.trim() === '') return { ok: true, value: [] };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return bad(`expected the JSON of xpu-smi ps -j, got ${quote(text)}`);
+  }
+  const list = Array.isArray(json) ? json : pick(json, ['device_util_by_proc_list', 'processes', 'process_list']);
+  if (list === undefined) return { ok: true, value: [] };
+  if (!Array.isArray(list)) return bad(`expected a process list in xpu-smi ps -j, got ${quote(text)}`);
+  const rows: ProcessRow[] = [];
+  for (const entry of list) {
+    const pid = pick(entry, ['process_id', 'pid']);
+    const device = pick(entry, ['device_id', 'deviceId', 'gpu_id']);
+    const name = pick(entry, ['process_name', 'command', 'name']);
+    const kib = pick(entry, ['mem_size', 'memory', 'mem']);
+    if (typeof pid !== 'number' || !Number.isInteger(pid)) return bad(`a process without a numeric process_id in ${quote(JSON.stringify(entry))}`);
+    rows.push({
+      gpuUuid: null,
+      gpuIndex: typeof device === 'number' ? device : typeof device === 'string' && /^\d+$/.test(device) ? Number(device) : null,
+      pid,
+      name: typeof name === 'string' ? name : '',
+      usedMiB: typeof kib === 'number' && Number.isFinite(kib) ? Math.round(kib / 1024) : null,
+    });
+  }
+  return { ok: true, value: rows };
+}
+
+function parseGpuCsv(text: string, columns: Record<string, GpuField>, what: string): ParseResult<GpuRow[]> {
+  if (text.trim() === '') return bad(`${what} printed nothing`);
+  const table = readCsv(text, columns, REQUIRED_GPU, 'name', what);
+  if (!table.ok) return table;
+  const rows: GpuRow[] = [];
+  for (const { get, line } of table.value) {
+    const index = integer(get('index'));
+    if (index === null) return bad(`GPU index is not a number in ${quote(line)}`);
+    const total = mib(get('total'));
+    const used = mib(get('used'));
+    const free = mib(get('free'));
+    if (total === undefined || used === undefined || free === undefined) return bad(`a memory figure is not a number in ${quote(line)}`);
+    rows.push({ index, uuid: text1(get('uuid')), name: text1(get('name')), totalMiB: total, usedMiB: used, freeMiB: free });
+  }
+  return { ok: true, value: rows };
+}
+
+interface CsvRow<F extends string> {
+  get: (field: F) => string | undefined;
+  line: string;
+}
+
+/**
+ * Finds the header (the first line naming every required column; warning lines before it are
+ * skipped), then reads each data line. A line with the wrong number of fields is an error, except
+ * that a free-text column (a process path with a comma in it) takes the surplus.
+ */
+function readCsv<F extends string>(
+  text: string,
+  columns: Record<string, F>,
+  required: F[],
+  freeText: F | null,
+  what: string,
+): ParseResult<CsvRow<F>[]> {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !/^warning\b/i.test(l));
+  const at = lines.findIndex((l) => {
+    const names = splitFields(l).map(headerName);
+    return required.every((f) => names.some((n) => columns[n] === f));
+  });
+  if (at < 0) {
+    const want = Object.entries(columns).filter(([, f]) => required.includes(f)).map(([n]) => n);
+    return bad(`no ${what} header (expected columns ${[...new Set(want)].join(', ')}), got ${quote(lines[0] ?? text)}`);
+  }
+  const header = splitFields(lines[at]!).map(headerName);
+  const position = new Map<F, number>();
+  header.forEach((n, i) => {
+    const f = columns[n];
+    if (f !== undefined && !position.has(f)) position.set(f, i);
+  });
+  const rows: CsvRow<F>[] = [];
+  for (const line of lines.slice(at + 1)) {
+    let raw = line.split(',');
+    const textAt = freeText === null ? undefined : position.get(freeText);
+    if (raw.length > header.length && textAt !== undefined) {
+      // Rejoin the raw pieces, so the text keeps exactly the commas and spaces it had.
+      const extra = raw.length - header.length;
+      raw = [...raw.slice(0, textAt), raw.slice(textAt, textAt + extra + 1).join(','), ...raw.slice(textAt + extra + 1)];
+    }
+    const fields = raw.map((f) => f.trim());
+    if (fields.length !== header.length) {
+      return bad(`expected ${header.length} fields as in the header, got ${fields.length} in ${quote(line)}`);
+    }
+    rows.push({ get: (f) => (position.has(f) ? fields[position.get(f)!] : undefined), line });
+  }
+  return { ok: true, value: rows };
+}
+
+function splitFields(line: string): string[] {
+  return line.split(',').map((f) => f.trim());
+}
+
+/** `memory.total [MiB]` → `memory.total`; `Memory.Used (MiB)` → `memory.used`. */
+function headerName(h: string): string {
+  return h.replace(/\s*[[(][^\])]*[\])]\s*$/, '').trim().toLowerCase();
+}
+
+function isMissing(v: string): boolean {
+  return /^\[.*\]$/.test(v) || /^n\/a$/i.test(v) || v === '';
+}
+
+/** A MiB figure: null when the tool says it has none, undefined when it is not a number at all. */
+function mib(v: string | undefined): number | null | undefined {
+  if (v === undefined || isMissing(v)) return null;
+  const m = /^(\d+(?:\.\d+)?)\s*(?:MiB)?$/i.exec(v);
+  return m ? Math.round(Number(m[1])) : undefined;
+}
+
+function integer(v: string | undefined): number | null {
+  return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
+}
+
+function text1(v: string | undefined): string | null {
+  return v === undefined || isMissing(v) ? null : v;
+}
+
+function pick(obj: unknown, keys: string[]): unknown {
+  if (obj === null || typeof obj !== 'object') return undefined;
+  for (const k of keys) if (k in obj) return (obj as Record<string, unknown>)[k];
+  return undefined;
+}
+
+function quote(s: string): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return JSON.stringify(one.length > 60 ? `${one.slice(0, 60)}...` : one);
+}
+
+function bad(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
