@@ -1,0 +1,132 @@
+// The terminal front end, in-process, against the drill fleet's stand-ins on ephemeral loopback ports.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { Fleet } from '../../src/inventory/fleet.ts';
+import { parseInventory } from '../../src/inventory/load.ts';
+import { runCli, type CliIo } from '../../src/cli/run.ts';
+import { startDrillFleet, type DrillFleet } from '../../drills/litellm.ts';
+import { DRILL_BIN, DRILL_INVENTORY } from '../../drills/drill.ts';
+
+let drill: DrillFleet;
+let dir: string;
+let inventory: string;
+
+before(async () => {
+  const r = parseInventory(await readFile(DRILL_INVENTORY, 'utf8'));
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  drill = await startDrillFleet(new Fleet(r.value), undefined, { ephemeralPorts: true, env: {} });
+  dir = await mkdtemp(join(tmpdir(), 'seatbelt-cli-'));
+  inventory = join(dir, 'fleet.yaml');
+  const inv = structuredClone(drill.fleet.inventory);
+  inv.settings.probeTimeoutMs = 1500;
+  await writeFile(inventory, stringify(inv));
+});
+
+after(async () => {
+  await drill.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+function io(tty = false): CliIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  const env = { ...drill.env, PATH: process.env.PATH };
+  return {
+    stdout: { write: (s: string) => (out += s), isTTY: tty },
+    stderr: { write: (s: string) => (err += s) },
+    env,
+    probeDeps: { env, pathPrefix: [DRILL_BIN] },
+    out: () => out,
+    err: () => err,
+  };
+}
+
+test('seat probe ana --json: one object with the named fields, seed 000 measured, exit 1', async () => {
+  const o = io();
+  const code = await runCli(['--inventory', inventory, 'probe', 'ana', '--only', 'aliases,gpus', '--json'], o);
+  assert.equal(code, 1);
+  const report = JSON.parse(o.out()) as Record<string, unknown> & { findings: Record<string, unknown>[]; verdict: { runbook: string; headline: string } };
+  assert.deepEqual(Object.keys(report).slice(0, 7), ['site', 'startedAt', 'finishedAt', 'durationMs', 'findings', 'summary', 'verdict']);
+  assert.equal(report.site, 'ana');
+  for (const f of report.findings) {
+    for (const k of ['probe', 'target', 'status', 'detail', 'measuredBy', 'latencyMs']) assert.ok(k in f, `finding lacks ${k}`);
+    assert.ok(['up', 'down', 'degraded', 'unknown'].includes(String(f.status)));
+  }
+  const embed = report.findings.find((f) => f.target === 'qwen3-embed');
+  assert.equal(embed?.status, 'down');
+  assert.match(String(embed?.detail), /gateway OK, backend vllm-embed@ana-ml2 \/health 503 → the backend is down, not the gateway/);
+  const gpu1 = report.findings.find((f) => f.target === 'ana-ml2 GPU1');
+  assert.equal(gpu1?.status, 'degraded');
+  assert.match(String(gpu1?.detail), /^216 MiB free of 97,887/);
+  assert.match(String(gpu1?.measuredBy), /^ssh -o BatchMode=yes -o ConnectTimeout=2 drill@ana-ml2 nvidia-smi --query-gpu=/);
+  assert.equal(report.verdict.runbook, 'seat-oom');
+  assert.equal(report.verdict.headline, '1 of 30 aliases down, all routed to ana-ml2; 1 degraded');
+  assert.ok(!o.out().includes(drill.keys.admin!) && !o.out().includes(drill.keys.shared!), 'no key value in the output');
+});
+
+test('piped output streams plain lines, then the report with how it was measured', async () => {
+  const o = io(false);
+  await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus'], o);
+  const text = o.out();
+  assert.ok(!text.includes('\x1b['), 'no escape codes when piped');
+  assert.match(text, /^ok {3}gpu {6}fv-ml1 GPU\d/m);
+  assert.match(text, /^OK fv: all 4 checks up$/m);
+  assert.match(text, /4 findings: 4 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
+});
+
+test('on a TTY a progress line is rewritten under the streamed findings', async () => {
+  const o = io(true);
+  await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus'], o);
+  assert.match(o.out(), /probing fv: 0 of 1 done/);
+  assert.match(o.out(), /\r\x1b\[2Kprobing fv: 1 of 1 done|probing fv: 1 of 1 done/);
+});
+
+test('bad usage: one line naming what was wrong, exit 2, nothing probed', async () => {
+  for (const argv of [['probe', 'mars'], ['probe', 'fv;', 'rm', '-rf', '/'], ['probe', '$(id)'], ['launch'], ['probe', 'x'.repeat(10_000)]]) {
+    const o = io();
+    const code = await runCli(['--inventory', inventory, ...argv], o);
+    assert.equal(code, 2, argv.join(' '));
+    assert.match(o.err(), /^seat: .+\nusage: seat probe/);
+    assert.equal(o.out(), '');
+    assert.ok(!o.err().includes('    at '), 'no stack trace');
+  }
+});
+
+test('a bad inventory: every problem on its own line with its YAML path, exit 2', async () => {
+  const bad = join(dir, 'bad.yaml');
+  const text = (await readFile(DRILL_INVENTORY, 'utf8')).replace('port: 13493', 'port: "abc"').replace('gpuVendor: intel', 'gpuVendor: amd');
+  await writeFile(bad, text);
+  const o = io();
+  const code = await runCli(['--inventory', bad, 'probe', 'fv'], o);
+  assert.equal(code, 2);
+  assert.match(o.err(), /  sites\.fv\.ups\.port: expected a number 1-65535, got "abc"\n/);
+  assert.match(o.err(), /  sites\.irv\.hosts\.brutus\.gpuVendor: /);
+});
+
+test('no inventory at all says how to give one; help needs none', async () => {
+  const o = io();
+  o.env.SEAT_INVENTORY = undefined;
+  assert.equal(await runCli(['probe', 'fv'], o), 2);
+  assert.match(o.err(), /no inventory: pass --inventory FILE or set SEAT_INVENTORY/);
+  const h = io();
+  assert.equal(await runCli(['help'], h), 0);
+  assert.match(h.out(), /^usage: seat probe <site\|all>/);
+});
+
+test('seat bot without tokens is a clear start-up error and a non-zero exit', async () => {
+  const o = io();
+  const code = await runCli(['--inventory', inventory, 'bot'], o);
+  assert.equal(code, 2);
+  assert.match(o.err(), /seat bot: cannot start:\n {2}SLACK_BOT_TOKEN is not set/);
+  const bad = io();
+  bad.env.SLACK_BOT_TOKEN = 'xoxp-a-user-token';
+  bad.env.SLACK_APP_TOKEN = 'nope';
+  assert.equal(await runCli(['--inventory', inventory, 'bot'], bad), 2);
+  assert.match(bad.err(), /SLACK_BOT_TOKEN does not look like a bot token: expected xoxb-/);
+  assert.match(bad.err(), /SLACK_APP_TOKEN does not look like an app-level token/);
+  assert.ok(!bad.err().includes('xoxp-a-user-token'), 'a token is never echoed');
+});
