@@ -7,6 +7,8 @@ import type { Finding, FindingStatus } from '../probes/types.ts';
 export const MAX_BLOCKS = 50;
 export const MAX_SECTION = 3000;
 export const PROBE_AGAIN = 'probe_again';
+/** Down aliases shown with their detail; the rest by name, the full report attached. */
+export const MAX_DETAILED_ALIASES = 25;
 
 type KnownBlock = types.KnownBlock;
 
@@ -42,7 +44,8 @@ export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: s
   const rest = v.lines.filter((l) => l !== v.headline);
   if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
 
-  const body: string[][] = [aliasLines(report), seatLines(report), gpuLines(report), powerLines(report)].filter((g) => g.length > 0);
+  const aliases = aliasLines(report);
+  const body: string[][] = [aliases.lines, seatLines(report), gpuLines(report), powerLines(report)].filter((g) => g.length > 0);
   const footer: KnownBlock[] = [
     {
       type: 'context',
@@ -76,28 +79,40 @@ export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: s
     if (middle.length < budget) middle.push({ type: 'divider' });
   }
   if (middle.at(-1)?.type === 'divider') middle.pop();
-  if (truncated) middle.push(section(':paperclip: The report is longer than one Slack message: the full report is attached in the thread.'));
-  return { text, blocks: [...top, ...middle, ...footer], truncated };
+  if (truncated || aliases.shortened) middle.push(section(':paperclip: The report is longer than one Slack message: the full report is attached in the thread.'));
+  return { text, blocks: [...top, ...middle, ...footer], truncated: truncated || aliases.shortened };
 }
 
-function aliasLines(report: ProbeReport): string[] {
+function aliasLines(report: ProbeReport): { lines: string[]; shortened: boolean } {
   const aliases = report.findings.filter((f) => f.probe === 'alias' || f.probe === 'gateway');
-  if (aliases.length === 0) return [];
+  if (aliases.length === 0) return { lines: [], shortened: false };
   const s = report.summary.aliases;
   const lines = [`*Aliases* — ${s.down} down, ${s.degraded} degraded, ${s.up} up of ${s.total}`];
   for (const g of aliases.filter((f) => f.probe === 'gateway' && f.status !== 'up')) lines.push(findingLine(g));
-  // Down ones first, grouped by the host they route to.
+  // Down ones first, grouped by the host they route to; past a screenful, names only (the
+  // attached full report has every detail).
+  let detailed = 0;
+  let shortened = false;
   for (const [host, names] of Object.entries(s.downByHost)) {
     lines.push(`*${esc(host)}* (${names.length} down)`);
+    const rest: string[] = [];
     for (const name of names) {
       const f = aliases.find((a) => a.probe === 'alias' && a.target === name);
-      if (f) lines.push(findingLine(f));
+      if (!f) continue;
+      if (detailed < MAX_DETAILED_ALIASES) {
+        lines.push(findingLine(f));
+        detailed += 1;
+      } else rest.push(name);
+    }
+    if (rest.length) {
+      lines.push(`${ICON.down} also down: ${esc(rest.join(', '))}`);
+      shortened = true;
     }
   }
   for (const f of aliases.filter((a) => a.probe === 'alias' && (a.status === 'degraded' || a.status === 'unknown'))) lines.push(findingLine(f));
   const up = aliases.filter((a) => a.probe === 'alias' && a.status === 'up').map((a) => a.target);
   if (up.length) lines.push(`${ICON.up} up: ${esc(up.join(', '))}`);
-  return lines;
+  return { lines, shortened };
 }
 
 function seatLines(report: ProbeReport): string[] {
