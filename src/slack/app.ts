@@ -190,15 +190,19 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return ack({ response_type: 'ephemeral', text: `:no_entry: ${who.ok ? '' : who.reason}` });
     }
     await ack();
-    if (!quick) {
-      const who = await userAllowed(inv, command.user_id, { groupMembers: (g) => groupMembers(client, g) });
-      if (!who.ok) {
-        await respond({ response_type: 'ephemeral', text: `:no_entry: ${who.reason}` });
-        return;
-      }
-    }
     const req: ProbeRequest = { site: cmd.site, only: cmd.only, timeoutMs: cmd.timeoutMs, paid: cmd.paid };
-    track(probeIntoMessage({ client, channel: command.channel_id, ts: undefined, req, askedBy: command.user_id, respond }));
+    track(
+      (async () => {
+        if (!quick) {
+          const who = await userAllowed(inv, command.user_id, { groupMembers: (g) => groupMembers(client, g) });
+          if (!who.ok) {
+            await respond({ response_type: 'ephemeral', text: `:no_entry: ${who.reason}` });
+            return;
+          }
+        }
+        await probeIntoMessage({ client, channel: command.channel_id, ts: undefined, req, askedBy: command.user_id, respond });
+      })(),
+    );
   });
 
   app.action(PROBE_AGAIN, async ({ ack, body, action, client, respond }) => {
