@@ -62,7 +62,13 @@ ${Object.keys(aliases).map((a) => `  ${a}: { kind: chat, backend: { name: bench,
     // Warm-up (module loading, first connections), then the measured runs.
     await runProbe(fleet, { ...req, timeoutMs: 500 }, deps);
     const t0 = performance.now();
-    const report = await runProbe(fleet, req, deps);
+    const slowest: string[] = [];
+    const report = await runProbe(fleet, req, {
+      ...deps,
+      onEvent: (e) => {
+        if (e.type === 'task' && e.done > e.total - 3) slowest.push(`${e.task.id} at ${Math.round(performance.now() - t0)} ms`);
+      },
+    });
     const concurrent = performance.now() - t0;
     const tasks = planProbe(fleet, req, deps).tasks;
     const s0 = performance.now();
@@ -76,6 +82,7 @@ ${Object.keys(aliases).map((a) => `  ${a}: { kind: chat, backend: { name: bench,
       lines: [
         `probe: ${report.findings.length} findings from ${tasks.length} tasks (30 aliases: 24 × 20 ms, 3 × 2 s, 3 hanging; 4 GPUs; ${ups ? 'real upsd' : `no upsd: ${noUpsd}`}; BMC; firewall)`,
         `probe: concurrent ${ms(concurrent)}  lower bound ${ms(bound)} (the ${TIMEOUT_MS} ms timeout of the hanging aliases)  → ${ratio.toFixed(3)}x the bound (target ≤ 1.05x)`,
+        `probe: last to finish: ${slowest.join(', ')}`,
         `probe: serial     ${ms(serial)}  → ${(serial / bound).toFixed(2)}x the bound; concurrent is ${(serial / concurrent).toFixed(1)}x faster`,
         `probe: CLI peak RSS ${(rss / 1024).toFixed(1)} MB for \`seat probe fv\` on this fleet (target < 120 MB)`,
       ],

@@ -1,5 +1,5 @@
 // Text rendering of the core's data for a terminal. Plain lines when piped, colour on a TTY.
-import { format } from 'date-fns';
+import { format } from 'date-fns/format';
 import type { ProbeReport } from '../commands/probe.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
 
@@ -48,14 +48,19 @@ export function renderReport(report: ProbeReport, o: RenderOptions): string {
   return out.join('\n');
 }
 
-/** One bar per GPU: used by seats / free, with the margin floor marked. */
+/** One bar per GPU: memory taken, with the free-memory floor marked. */
 function gpuBars(f: Finding, o: RenderOptions): string[] {
   if (f.data?.kind !== 'gpu') return [];
   const g = f.data.gpu;
   if (g.totalMiB === null || g.freeMiB === null) return [];
   const width = 40;
   const used = Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width);
-  const bar = '#'.repeat(used) + '.'.repeat(Math.max(0, width - used));
+  // '|' marks the free-memory floor: the fill must stay left of it.
+  const floorAt = Math.max(0, width - Math.round((g.floorMiB / g.totalMiB) * width));
+  const cells: string[] = Array.from({ length: width }, (_, i) => (i < used ? '#' : '.'));
+  cells[Math.min(floorAt, width - 1)] = '|';
+  const under = g.marginMiB !== null && g.marginMiB < 0;
+  const bar = under && o.colour ? `\x1b[31m${cells.join('')}\x1b[0m` : cells.join('');
   const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
   return [`         [${bar}] used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(g.freeMiB)} MiB`];
 }
