@@ -4,7 +4,7 @@ import type { App as BoltApp, Logger, RespondFn, webApi } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import { USAGE } from '../commands/parse.ts';
-import { runProbe, type ProbeDeps, type ProbeRequest } from '../commands/probe.ts';
+import { planProbe, runProbe, type ProbeDeps, type ProbeRequest } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { renderReport as renderText } from '../cli/render.ts';
@@ -108,7 +108,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
         log.warn(`respond failed: ${slackErrorCode(err)}`);
       }
     };
-    const first = renderProgress(req.site, 0, 0, [], ts ? askedBy : undefined);
+    const total = planProbe(fleet, req, opts.probeDeps).tasks.length;
+    const first = renderProgress(req.site, 0, total, [], ts ? askedBy : undefined);
     try {
       if (ts) await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
       else ts = (await client.chat.postMessage({ channel, text: first.text, blocks: first.blocks })).ts;

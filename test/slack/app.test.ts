@@ -79,7 +79,7 @@ test('/seat probe fv: acked at once, posted, updated as findings arrive, then th
   const post = calls.find((c) => c.method === 'chat.postMessage');
   assert.ok(post, calls.map((c) => c.method).join(','));
   assert.equal(post.args.channel, 'C0INCIDENT');
-  assert.match(String(post.args.text), /^probing fv/);
+  assert.match(String(post.args.text), /^probing fv: 0 of [1-9]\d* …/);
   const updates = calls.filter((c) => c.method === 'chat.update');
   assert.ok(updates.length >= 1);
   const final = updates.at(-1)!;
