@@ -1,0 +1,22 @@
+// The load side of the ack benchmark, in its own process (as Slack is): signed POSTs, one at a
+// time, each timed from send to the end of the HTTP answer. Prints the sorted latencies as JSON.
+import { createHmac } from 'node:crypto';
+
+const { url, secret, body, n, warmup, gapMs } = JSON.parse(process.env.SEAT_ACK_BENCH ?? '{}');
+const out = [];
+for (let i = 0; i < warmup + n; i++) {
+  const ts = Math.floor(Date.now() / 1000);
+  const sig = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+  const t0 = performance.now();
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sig },
+    body,
+  });
+  await res.text();
+  const ms = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+  if (i >= warmup) out.push(ms);
+  if (gapMs) await new Promise((r) => setTimeout(r, gapMs));
+}
+process.stdout.write(JSON.stringify(out.sort((a, b) => a - b)));
