@@ -3,16 +3,12 @@
 // matter. Bracketed values (`[N/A]`, `[Not Supported]`, `[Unknown Error]`, ...) become null.
 // Nothing here throws: output that is not what we asked for is a parse error with the offending text.
 
+import type { GpuMemory } from './types.ts';
+
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-export interface GpuRow {
-  index: number;
-  uuid: string | null;
-  name: string | null;
-  totalMiB: number | null;
-  usedMiB: number | null;
-  freeMiB: number | null;
-}
+/** One GPU as the query tool reports it: the measured part of a GpuMemory. */
+export type GpuRow = Pick<GpuMemory, 'index' | 'uuid' | 'name' | 'totalMiB' | 'usedMiB' | 'freeMiB'>;
 
 export interface ProcessRow {
   /** nvidia-smi names the GPU by UUID; xpu-smi ps only by device index. */
