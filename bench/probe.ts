@@ -43,7 +43,7 @@ settings: { probeTimeoutMs: ${TIMEOUT_MS}, deadlineMs: 30000, concurrency: 64 }
 gateway: { baseUrl: ${gateway.url}, keys: { admin: { env: SEAT_BENCH_KEY } } }
 sites:
   fv:
-    hosts: { fv-ml1: { address: 127.0.0.1, ssh: drill@fv-ml1, gpus: [{ index: 0 }, { index: 1 }, { index: 2 }, { index: 3 }] } }
+    hosts: { fv-ml1: { address: 127.0.0.1, ssh: drill@127.0.1.10, gpus: [{ index: 0 }, { index: 1 }, { index: 2 }, { index: 3 }] } }
     ups: { host: 127.0.0.1, port: ${upsPort}, name: benchups, ratedW: 900 }
     bmc: { fv-ml1-bmc: { address: 127.0.0.1, tcpPorts: [${tcpPort}] } }
     firewall: { address: 127.0.0.1, tcpPorts: [${tcpPort}] }

@@ -20,19 +20,32 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
     return 2;
   }
   const seat = createSeatApp({ fleet, config: config.value, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  let port: number | undefined;
   try {
-    await seat.start();
+    port = await seat.start();
   } catch (err) {
     const code = slackErrorCode(err);
-    io.stderr.write(`seat bot: Slack refused to start the app (${code}): ${slackAdvice(code)}\n`);
+    const sys = (err as NodeJS.ErrnoException).code;
+    if (sys === 'EADDRINUSE' || sys === 'EACCES') {
+      io.stderr.write(`seat bot: cannot listen on port ${config.value.mode.kind === 'http' ? config.value.mode.port : '?'} (${sys}): set PORT to a free one\n`);
+    } else if (sys === 'ENOTFOUND' || sys === 'ECONNREFUSED' || sys === 'ETIMEDOUT' || code.startsWith('slack_webapi_request_error')) {
+      io.stderr.write(`seat bot: cannot reach Slack (${sys ?? code}): check this machine's network or SLACK_API_URL\n`);
+    } else {
+      const known = ['invalid_auth', 'token_revoked', 'not_authed', 'missing_scope', 'account_inactive'].includes(code);
+      io.stderr.write(`seat bot: Slack refused to start the app (${code}): ${known ? slackAdvice(code) : 'check the tokens and the app’s settings'}\n`);
+    }
+    await seat.stop().catch(() => {});
     return 2;
   }
-  const mode = config.value.mode;
   io.stderr.write(
     `seat bot: running on ${fleet.inventory.fleet} (${fleet.siteNames.join(', ')}), ` +
-      `${mode.kind === 'socket' ? 'Socket Mode' : `HTTP on port ${mode.port} at /slack/events`}; Ctrl-C stops it\n`,
+      `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; Ctrl-C stops it\n`,
   );
+  // A backstop: whatever escapes a listener is logged with its code, and the bot keeps running.
+  const backstop = (err: unknown): void => void io.stderr.write(`seat bot: unhandled error (${slackErrorCode(err)}); still running\n`);
+  process.on('unhandledRejection', backstop);
   await (io.until ?? firstSignal());
+  process.off('unhandledRejection', backstop);
   io.stderr.write('seat bot: stopping after the probes in flight finish\n');
   await seat.idle();
   await seat.stop();

@@ -8,6 +8,8 @@ const COLOUR: Record<FindingStatus, string> = { up: '32', down: '31', degraded: 
 
 export interface RenderOptions {
   colour: boolean;
+  /** The findings by section; off when they were already streamed as plain lines. */
+  sections?: boolean;
 }
 
 export function statusMark(status: FindingStatus, o: RenderOptions): string {
@@ -32,7 +34,7 @@ export function renderReport(report: ProbeReport, o: RenderOptions): string {
   const head = v.status === 'ok' ? 'OK' : v.status === 'down' ? 'DOWN' : 'DEGRADED';
   out.push(`${o.colour ? `\x1b[1m${head}\x1b[0m` : head} ${report.site}: ${v.headline}`);
   for (const line of v.lines.slice(v.lines[0] === v.headline ? 1 : 0)) out.push(`  ${line}`);
-  for (const section of SECTIONS) {
+  for (const section of o.sections === false ? [] : SECTIONS) {
     const rows = report.findings.filter((f) => section.probes.includes(f.probe));
     if (rows.length === 0) continue;
     out.push('', `${section.title}:`);
@@ -52,9 +54,9 @@ export function renderReport(report: ProbeReport, o: RenderOptions): string {
 function gpuBars(f: Finding, o: RenderOptions): string[] {
   if (f.data?.kind !== 'gpu') return [];
   const g = f.data.gpu;
-  if (g.totalMiB === null || g.freeMiB === null) return [];
+  if (g.totalMiB === null || g.freeMiB === null || g.totalMiB <= 0) return [];
   const width = 40;
-  const used = Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width);
+  const used = Math.min(width, Math.max(0, Math.round(((g.totalMiB - g.freeMiB) / g.totalMiB) * width)));
   // '|' marks the free-memory floor: the fill must stay left of it.
   const floorAt = Math.max(0, width - Math.round((g.floorMiB / g.totalMiB) * width));
   const cells: string[] = Array.from({ length: width }, (_, i) => (i < used ? '#' : '.'));

@@ -65,14 +65,20 @@ async function execute(command: Command, fleet: Fleet, io: CliIo): Promise<ExitC
             if (tty) io.stdout.write(progressLine(command.site, 0, e.total, 0));
             return;
           }
-          bad += e.findings.filter((f) => f.status === 'down' || f.status === 'degraded').length;
-          const lines = e.findings.map((f) => findingLine(f, { colour })).join('\n');
-          // On a TTY the status line is rewritten under the streamed findings; piped, plain lines only.
-          io.stdout.write(tty ? `\r\x1b[2K${lines}\n${progressLine(command.site, e.done, e.total, bad)}` : `${lines}\n`);
+          const problems = e.findings.filter((f) => f.status !== 'up');
+          bad += problems.filter((f) => f.status !== 'unknown').length;
+          if (tty) {
+            // Problems stream above a rewritten status line; the full report follows at the end.
+            const lines = problems.map((f) => `${findingLine(f, { colour })}\n`).join('');
+            io.stdout.write(`\r\x1b[2K${lines}${progressLine(command.site, e.done, e.total, bad)}`);
+          } else if (e.findings.length > 0) {
+            // Piped: every finding once, as a plain line, as it arrives; then only the verdict.
+            io.stdout.write(`${e.findings.map((f) => findingLine(f, { colour: false })).join('\n')}\n`);
+          }
         },
       });
       if (command.json) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
-      else io.stdout.write(`${tty ? '\r\x1b[2K' : '\n'}${renderReport(report, { colour })}\n`);
+      else io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${renderReport(report, { colour, sections: tty })}\n`);
       return exitCodeFor(report);
     }
   }

@@ -6,6 +6,13 @@ import { runCli } from './run.ts';
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
+  let closing: Promise<void> | undefined;
+  let stopDrill: (() => Promise<void>) | undefined;
+  // A reader that closes the pipe early (`| head`) still gets the drill's stand-ins stopped.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    closing ??= (stopDrill?.() ?? Promise.resolve()).finally(() => process.exit(process.exitCode ?? 0));
+  });
   if (process.env.SLACK_BOT_TOKEN) {
     return runCli(['bot', ...args], { stdout: process.stdout, stderr: process.stderr, env: process.env });
   }
@@ -19,6 +26,7 @@ async function main(): Promise<number> {
   }
   process.stderr.write(`seat: starting the drill fleet on loopback (${inventory})…\n`);
   const drill = await startDrill(new Fleet(loaded.value));
+  stopDrill = () => drill.stop();
   for (const n of drill.notes) process.stderr.write(`seat: drill: ${n}\n`);
   try {
     const env = { ...process.env, ...drill.env };

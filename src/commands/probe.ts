@@ -56,7 +56,9 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
     timeoutMs,
     marginFloorMiB: settings.marginFloorMiB,
   };
-  const tasks = req.only.flatMap((group) => PLANNERS[group](fleet, { sites }, env));
+  // Quick, few and vital first: if hanging targets ever fill every slot, the UPS and BMC were already asked.
+  const order: ProbeGroup[] = ['power', 'gpus', 'aliases'];
+  const tasks = order.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env));
   // One deadline over the whole run; never shorter than one probe's timeout plus a breath.
   const deadlineMs = Math.max(settings.deadlineMs, timeoutMs + 500);
   return { tasks, sites, env, deadlineMs };
@@ -128,5 +130,6 @@ export function reportJson(report: ProbeReport): object {
 }
 
 export function exitCodeFor(report: ProbeReport): 0 | 1 {
-  return report.findings.every((f) => f.status === 'up') ? 0 : 1;
+  // Nothing measured is not "all up".
+  return report.findings.length > 0 && report.findings.every((f) => f.status === 'up') ? 0 : 1;
 }

@@ -28,6 +28,8 @@ export interface SiteState {
   state: 'up' | 'dark' | 'partial' | 'not probed';
   answered: number;
   failed: number;
+  /** Every BMC of the site was probed and failed (false when it has none or one answered). */
+  bmcDown: boolean;
 }
 
 export interface Summary {
@@ -114,7 +116,8 @@ function siteStates(fleet: Fleet, findings: Finding[]): SiteState[] {
     if (answered + failed === 0) state = 'not probed';
     else if (answered === 0) state = 'dark';
     else state = failed === 0 ? 'up' : 'partial';
-    return { site, state, answered, failed };
+    const bmcs = mine.filter((f) => f.probe === 'bmc');
+    return { site, state, answered, failed, bmcDown: bmcs.length > 0 && bmcs.every((f) => f.status === 'down') };
   });
 }
 
@@ -140,17 +143,26 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
   const gatewayDown = findings.filter((f) => f.probe === 'gateway' && f.status === 'down');
   const backendDown = findings.filter((f) => f.probe === 'alias' && f.status !== 'up' && /backend .* down|the backend is down/i.test(f.detail));
 
-  if (dark.length > 0 && (othersAnswer || others.length === 0)) {
+  // Dark means something else still answers: when nothing anywhere does, the fault is on our side.
+  const anyAnswered = summary.sites.some((s) => s.state === 'up' || s.state === 'partial');
+  const keyFindings = findings.filter((f) => f.probe === 'gateway');
+  const allKeysFail = keyFindings.length > 0 && gatewayDown.length === keyFindings.length;
+  const allKeysRejected = allKeysFail && gatewayDown.every((f) => /key rejected/i.test(f.detail));
+
+  if (dark.length > 0 && anyAnswered) {
     const names = dark.map((s) => s.site).join(', ');
+    const bmc = dark.every((s) => s.bmcDown) ? ' (BMC included)' : '';
     lines.unshift(
-      `site ${names} dark: every address (BMC included) failed${othersAnswer ? ' while other sites answer' : ''} — do not poll it waiting; an overload-tripped UPS needs a human`,
+      `site ${names} dark: every address${bmc} failed${othersAnswer ? ' while other sites answer' : ''} — do not poll it waiting; an overload-tripped UPS needs a human`,
     );
     runbook = 'site-dark';
   } else if (dark.length > 0) {
-    lines.unshift('every site failed to answer, the control pings included: check this machine’s own network first');
+    lines.unshift('no site answered, the control pings included: check this machine’s own network first');
   } else if (upsTrouble.some(upsNeedsAction)) {
     runbook = 'ups-overload';
-  } else if (gatewayDown.length > 0 && gatewayDown.length === findings.filter((f) => f.probe === 'gateway').length) {
+  } else if (allKeysRejected) {
+    lines.unshift(`the gateway rejects every key: check the key variables (${gatewayDown.map((f) => f.target).join(', ')}), not the gateway`);
+  } else if (allKeysFail) {
     lines.unshift(`gateway down for every key: ${gatewayDown[0]?.detail ?? ''}`);
     runbook = 'gateway-down';
   } else if (summary.gpus.underFloor.length > 0) {
@@ -159,10 +171,18 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
     runbook = 'backend-down';
   }
 
-  const bad = summary.counts.down + summary.counts.degraded;
-  const status: Verdict['status'] = summary.counts.down > 0 ? 'down' : bad > 0 ? 'degraded' : 'ok';
+  const { down, degraded, unknown } = summary.counts;
+  // Not measured is not up: an unknown finding never reads as OK.
+  const status: Verdict['status'] = down > 0 ? 'down' : degraded + unknown > 0 || findings.length === 0 ? 'degraded' : 'ok';
   const headline =
-    lines[0] ?? (status === 'ok' ? `all ${findings.length} checks up` : `${bad} of ${findings.length} checks down or degraded`);
+    lines[0] ??
+    (findings.length === 0
+      ? 'nothing to probe: no target in this scope'
+      : status === 'ok'
+        ? `all ${findings.length} checks up`
+        : down + degraded > 0
+          ? `${down + degraded} of ${findings.length} checks down or degraded${unknown ? `, ${unknown} not measured` : ''}`
+          : `${unknown} of ${findings.length} checks not measured`);
   if (runbook) lines.push(`→ start runbook ${runbook}: ${RUNBOOKS[runbook]}`);
   return { status, headline, lines, runbook };
 }

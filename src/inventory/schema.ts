@@ -110,7 +110,7 @@ export const SettingsSchema = z.strictObject({
   marginFloorMiB: z.number().int().min(0).default(4096),
   probeTimeoutMs: z.number().int().min(50).max(120_000).default(3000),
   deadlineMs: z.number().int().min(100).max(600_000).default(10_000),
-  concurrency: z.number().int().min(1).max(256).default(32),
+  concurrency: z.number().int().min(1).max(512).default(128),
   upsLoadWarnPct: z.number().min(1).max(100).default(80),
 });
 

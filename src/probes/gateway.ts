@@ -251,6 +251,7 @@ function aliasFinding(base: string, a: AliasRef, outcomes: KeyOutcome[], seats: 
     listingFailures.some((o) => pathFailed(o.listing.outcome)),
     seats,
     env.timeoutMs,
+    outcomes.some((o) => o.kind === 'ok' || o.kind === 'not-called' || o.kind === 'not-registered'),
   );
   if (attribution) detail += attribution;
 
@@ -276,10 +277,11 @@ function aliasFinding(base: string, a: AliasRef, outcomes: KeyOutcome[], seats: 
 }
 
 /** Says whether a failure through the gateway is the gateway's or the backend's, from the seats' own answers. */
-function attribute(requestFailed: boolean, gatewayUnreachable: boolean, seats: SeatCheck[], timeoutMs: number): string {
+function attribute(requestFailed: boolean, gatewayUnreachable: boolean, seats: SeatCheck[], timeoutMs: number, gatewayAnswered: boolean): string {
   if (seats.length === 0 || (!requestFailed && !gatewayUnreachable)) {
     const bad = seats.filter((s) => !s.health.ok);
-    return bad.length > 0 && !requestFailed ? `; backend ${bad.map((s) => seatState(s, timeoutMs)).join(', ')} (the gateway still answers)` : '';
+    const gateway = gatewayAnswered ? 'the gateway still answers' : 'the gateway was not measured';
+    return bad.length > 0 && !requestFailed ? `; backend ${bad.map((s) => seatState(s, timeoutMs)).join(', ')} (${gateway})` : '';
   }
   const bad = seats.filter((s) => !s.health.ok);
   const good = seats.filter((s) => s.health.ok);

@@ -105,7 +105,8 @@ export function planGpuTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv): Pr
 /** argv for one query: the tool itself, or ssh with the remote command as separate words. */
 function command(host: HostRef, tool: string, args: string[], timeoutMs: number): string[] {
   if (host.host.ssh === 'local') return [tool, ...args];
-  const connectTimeout = Math.max(1, Math.ceil(timeoutMs / 1000));
+  // Under the kill timeout, so an unreachable host gets ssh's own "timed out" (down), not our kill (unknown).
+  const connectTimeout = Math.max(1, Math.floor((timeoutMs - 500) / 1000));
   return ['ssh', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeout}`, host.host.ssh, tool, ...args];
 }
 
@@ -121,7 +122,7 @@ interface Ran {
 
 async function exec(argv: string[], env: ProbeEnv, signal: AbortSignal): Promise<Ran> {
   const PATH = [...(env.pathPrefix ?? []), env.env.PATH].filter((p) => p !== undefined && p !== '').join(':');
-  const r = await execa(argv[0]!, argv.slice(1), {
+  const sub = execa(argv[0]!, argv.slice(1), {
     reject: false,
     cancelSignal: signal,
     timeout: env.timeoutMs,
@@ -129,7 +130,22 @@ async function exec(argv: string[], env: ProbeEnv, signal: AbortSignal): Promise
     stdin: 'ignore',
     extendEnv: false,
     env: { ...env.env, PATH },
+    // Its own process group: a wrapper's children (a remote shell, a stuck driver call) holding
+    // stdout would otherwise keep the CLI alive long after the report.
+    detached: true,
   });
+  const killGroup = (): void => {
+    try {
+      if (sub.pid) process.kill(-sub.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const late = setTimeout(killGroup, env.timeoutMs + 100);
+  signal.addEventListener('abort', killGroup, { once: true });
+  const r = await sub;
+  clearTimeout(late);
+  signal.removeEventListener('abort', killGroup);
   return {
     stdout: typeof r.stdout === 'string' ? r.stdout : '',
     stderr: typeof r.stderr === 'string' ? r.stderr : '',

@@ -9,7 +9,7 @@ import type { Fleet } from '../inventory/fleet.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { renderReport as renderText } from '../cli/render.ts';
 import { channelAllowed, userAllowed } from './authz.ts';
-import { PROBE_AGAIN, renderProgress, renderReport } from './blocks.ts';
+import { ATTACHED_NOTE_START, PROBE_AGAIN, renderProgress, renderReport, type Rendered } from './blocks.ts';
 import type { SlackConfig } from './config.ts';
 import { slackAdvice, slackErrorCode } from './errors.ts';
 import { parseSlackText } from './text.ts';
@@ -21,6 +21,7 @@ type WebClient = webApi.WebClient;
 export const SLACK_USAGE = USAGE.split('\n')
   .filter((l) => !l.includes('terminal only'))
   .join('\n')
+  .replace(' [--json]', '')
   .replace(/\bseat /g, '/seat ');
 
 export interface SeatAppOptions {
@@ -66,6 +67,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     logLevel: LogLevel.INFO,
     ...(opts.logger ? { logger: opts.logger } : {}),
     tokenVerificationEnabled: opts.tokenVerification ?? true,
+    // auth.test runs in start(), where a bad token becomes a clear error instead of an unhandled rejection.
+    deferInitialization: true,
   };
   const app =
     config.mode.kind === 'socket'
@@ -83,8 +86,13 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   const groupMembers = async (client: WebClient, group: string): Promise<string[]> => {
     const hit = groupCache.get(group);
     if (hit && Date.now() - hit.at < 60_000) return hit.members;
-    const r = await client.usergroups.users.list({ usergroup: group });
-    const members = r.users ?? [];
+    let members: string[];
+    try {
+      members = (await client.usergroups.users.list({ usergroup: group })).users ?? [];
+    } catch (err) {
+      log.warn(`usergroups.users.list ${group} failed: ${slackErrorCode(err)}`);
+      throw err;
+    }
     groupCache.set(group, { at: Date.now(), members });
     return members;
   };
@@ -117,51 +125,80 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       const code = slackErrorCode(err);
       log.warn(`chat.${ts ? 'update' : 'postMessage'} in ${channel} failed: ${code}`);
       await tell(`:warning: could not post in this channel (${code}): ${slackAdvice(code)}.`);
-      if (!ts || !respond) ts = undefined;
+      if (!ts || !respond || code === 'message_not_found') ts = undefined;
     }
+
+    /** chat.update that forgets a message Slack no longer has, so later updates do not fail again. */
+    const update = async (what: string, view: { text: string; blocks: unknown[] }): Promise<boolean> => {
+      if (!ts) return false;
+      try {
+        await client.chat.update({ channel, ts, text: view.text, blocks: view.blocks as never });
+        return true;
+      } catch (err) {
+        const code = slackErrorCode(err);
+        log.warn(`chat.update (${what}) failed: ${code}`);
+        if (code === 'message_not_found' || code === 'channel_not_found') ts = undefined;
+        throw err;
+      }
+    };
 
     const findings: Finding[] = [];
     const progress = throttle<{ done: number; total: number }>(async ({ done, total }) => {
-      if (!ts) return;
-      const view = renderProgress(req.site, done, total, findings, args.ts ? askedBy : undefined);
-      try {
-        await client.chat.update({ channel, ts, text: view.text, blocks: view.blocks });
-      } catch (err) {
-        log.warn(`chat.update (progress) failed: ${slackErrorCode(err)}`);
-      }
+      await update('progress', renderProgress(req.site, done, total, findings, args.ts ? askedBy : undefined)).catch(() => false);
     }, interval);
 
-    const report = await runProbe(fleet, req, {
-      ...opts.probeDeps,
-      onEvent: (e) => {
-        if (e.type === 'task') findings.push(...e.findings);
-        progress.push(e.type === 'start' ? { done: 0, total: e.total } : { done: e.done, total: e.total });
-      },
-    });
-    await progress.flush();
+    let report;
+    let view;
+    try {
+      report = await runProbe(fleet, req, {
+        ...opts.probeDeps,
+        onEvent: (e) => {
+          if (e.type === 'task') findings.push(...e.findings);
+          progress.push(e.type === 'start' ? { done: 0, total: e.total } : { done: e.done, total: e.total });
+        },
+      });
+      await progress.flush();
+      view = renderReport(report, req, args.ts ? askedBy : undefined);
+    } catch (err) {
+      await progress.flush();
+      const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      log.error(`probe of ${req.site} failed: ${why}`);
+      const text = `:x: the probe of ${req.site} could not finish (${why}); run \`seat probe ${req.site}\` in a terminal`;
+      const posted = await update('failure', { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }).catch(() => false);
+      if (!posted) await tell(text);
+      return;
+    }
 
-    const view = renderReport(report, req, args.ts ? askedBy : undefined);
-    let posted = false;
-    if (ts) {
-      try {
-        await client.chat.update({ channel, ts, text: view.text, blocks: view.blocks });
-        posted = true;
-      } catch (err) {
-        const code = slackErrorCode(err);
-        log.warn(`chat.update (final report) failed: ${code}`);
+    // The final report must land: a rate-limited update waits out Slack's Retry-After once.
+    let failure: string | null = null;
+    try {
+      await update('final report', view);
+    } catch (err) {
+      failure = slackErrorCode(err);
+      const wait = (err as { retryAfter?: number }).retryAfter;
+      if (ts && typeof wait === 'number') {
+        await new Promise((r) => setTimeout(r, Math.min(wait, 30) * 1000));
+        failure = await update('final report, retried', view).then(
+          () => null,
+          (e: unknown) => slackErrorCode(e),
+        );
       }
     }
-    if (!posted) {
-      if (respond) {
-        try {
-          await respond({ response_type: 'ephemeral', replace_original: false, text: view.text, blocks: view.blocks });
-        } catch (err) {
-          log.error(`the report could not be delivered by any path: ${slackErrorCode(err)}`);
-        }
+    if (failure !== null || !ts) {
+      const note = failure ? `:warning: the report could not be posted in the channel (${failure}); here it is:` : null;
+      try {
+        await respond?.({
+          response_type: 'ephemeral',
+          replace_original: false,
+          text: note ? `${note} ${view.text}` : view.text,
+          blocks: [...(note ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: note } }] : []), ...withoutAttachmentNote(view.blocks)],
+        });
+      } catch (err) {
+        log.error(`the report could not be delivered by any path: ${slackErrorCode(err)}`);
       }
       return;
     }
-    if (view.truncated && ts) {
+    if (view.truncated) {
       try {
         await client.files.uploadV2({
           channel_id: channel,
@@ -184,6 +221,9 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     const parsed = parseSlackText(command.text, fleet.siteNames);
     if (!parsed.ok) return ack({ response_type: 'ephemeral', text: `:x: ${parsed.error}\n\`\`\`${SLACK_USAGE}\`\`\`` });
     const cmd = parsed.command;
+    if (cmd.verb === 'probe' && cmd.json) {
+      return ack({ response_type: 'ephemeral', text: ':x: --json is for the terminal (`seat probe ... --json`); in Slack the report is the message' });
+    }
     if (cmd.verb === 'help') return ack({ response_type: 'ephemeral', text: `\`\`\`${SLACK_USAGE}\`\`\`` });
     const quick = inv.oncall.users.includes(command.user_id);
     if (!quick && !inv.oncall.userGroup) {
@@ -210,9 +250,13 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     await ack();
     if (body.type !== 'block_actions' || action.type !== 'button') return;
     const user = body.user.id;
-    const channel = body.channel?.id;
-    const ts = body.message?.ts;
-    if (!channel || !ts) return;
+    const channel = body.channel?.id ?? body.container?.channel_id;
+    // A click on an ephemeral report (the fallback path) has no message to update: post a new one.
+    const ts: string | undefined = body.message?.ts;
+    if (!channel) {
+      await respond({ response_type: 'ephemeral', replace_original: false, text: ':x: this button has lost its channel; run /seat probe again' });
+      return;
+    }
     const chan = channelAllowed(inv, channel);
     const who = chan.ok ? await userAllowed(inv, user, { groupMembers: (g) => groupMembers(client, g) }) : chan;
     if (!who.ok) {
@@ -225,7 +269,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       await respond({ response_type: 'ephemeral', replace_original: false, text: ':x: this button belongs to an older inventory; run /seat probe again' });
       return;
     }
-    const key = `${channel}:${ts}`;
+    const key = `${channel}:${ts ?? user}`;
     if (busyMessages.has(key)) {
       await respond({ response_type: 'ephemeral', replace_original: false, text: ':hourglass: already probing into this message' });
       return;
@@ -241,6 +285,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   return {
     app,
     start: async () => {
+      await app.init();
       if (config.mode.kind === 'socket') {
         await app.start();
         return undefined;
@@ -256,6 +301,11 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       while (running.size > 0) await Promise.all([...running]);
     },
   };
+}
+
+/** An ephemeral reply has no thread to attach to: drop the "attached in the thread" line. */
+function withoutAttachmentNote(blocks: Rendered['blocks']): Rendered['blocks'] {
+  return blocks.filter((b) => !(b.type === 'section' && b.text?.text.startsWith(ATTACHED_NOTE_START)));
 }
 
 function safeJson(s: string | undefined): unknown {

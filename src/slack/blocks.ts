@@ -9,6 +9,7 @@ export const MAX_SECTION = 3000;
 export const PROBE_AGAIN = 'probe_again';
 /** Down aliases shown with their detail; the rest by name, the full report attached. */
 export const MAX_DETAILED_ALIASES = 25;
+export const ATTACHED_NOTE_START = ':paperclip:';
 
 type KnownBlock = types.KnownBlock;
 
@@ -28,10 +29,10 @@ export function esc(s: string): string {
 
 export function renderProgress(site: string, done: number, total: number, findings: Finding[], askedBy?: string): Rendered {
   const bad = findings.filter((f) => f.status === 'down' || f.status === 'degraded');
-  const text = `probing ${site}: ${done} of ${total}${bad.length ? `, ${bad.length} down or degraded so far` : ''} …`;
+  const text = esc(`probing ${site}: ${done} of ${total}${bad.length ? `, ${bad.length} down or degraded so far` : ''} …`);
   const lines = bad.slice(0, 15).map(findingLine);
   if (bad.length > 15) lines.push(`… and ${bad.length - 15} more`);
-  const blocks: KnownBlock[] = [section(`:hourglass_flowing_sand: *${esc(text)}*${askedBy ? `  (asked by <@${askedBy}>)` : ''}`)];
+  const blocks: KnownBlock[] = [section(`:hourglass_flowing_sand: *${text}*${askedBy ? `  (asked by <@${askedBy}>)` : ''}`)];
   if (lines.length) blocks.push(...sections(lines));
   return { text, blocks, truncated: false };
 }
@@ -39,7 +40,7 @@ export function renderProgress(site: string, done: number, total: number, findin
 export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: string): Rendered {
   const v = report.verdict;
   const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
-  const text = `${v.status.toUpperCase()} ${report.site}: ${v.headline}`;
+  const text = esc(`${v.status.toUpperCase()} ${report.site}: ${v.headline}`);
   const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
   const rest = v.lines.filter((l) => l !== v.headline);
   if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
@@ -143,7 +144,7 @@ function gpuLines(report: ProbeReport): string[] {
     }
     const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
     const width = 20;
-    const usedCells = Math.round(((total - free) / total) * width);
+    const usedCells = total > 0 ? Math.min(width, Math.max(0, Math.round(((total - free) / total) * width))) : 0;
     const bar = '█'.repeat(usedCells) + '░'.repeat(Math.max(0, width - usedCells));
     const seats = g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : n(s.measuredMiB)}/${s.declaredMiB === null ? '?' : n(s.declaredMiB)}`).join(', ');
     lines.push(

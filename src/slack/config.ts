@@ -20,7 +20,7 @@ export function readSlackConfig(env: NodeJS.ProcessEnv): ConfigResult {
     else mode = { kind: 'socket', appToken };
   } else {
     const secret = env.SLACK_SIGNING_SECRET;
-    const port = Number(env.PORT ?? 3000);
+    const port = env.PORT === undefined ? 3000 : /^\d{1,5}$/.test(env.PORT) ? Number(env.PORT) : NaN;
     if (!secret) errors.push('set SLACK_APP_TOKEN for Socket Mode, or SLACK_SIGNING_SECRET (and PORT) for HTTP mode');
     else if (!/^[A-Za-z0-9]{16,}$/.test(secret)) errors.push('SLACK_SIGNING_SECRET does not look like a signing secret (hex from the app’s Basic Information page)');
     if (!Number.isInteger(port) || port < 0 || port > 65535) errors.push(`PORT: expected a number 0-65535 (0 picks a free port), got ${JSON.stringify(env.PORT)}`);

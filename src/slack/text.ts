@@ -18,6 +18,11 @@ export function parseSlackText(text: string, sites: readonly string[]): ParseRes
     const m = re.exec(text);
     if (m) return { ok: false, error: `${what} (${m[0].slice(0, 40)}) is not an argument of /seat` };
   }
-  const decoded = text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  // Slack sends typed <, > and & as entities; phones and macOS turn "--" into an en or em dash.
+  const decoded = text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/(^|\s)[\u2013\u2014](?=[a-z])/g, '$1--');
   return parseCommand(decoded, sites);
 }

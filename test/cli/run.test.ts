@@ -62,7 +62,7 @@ test('seat probe ana --json: one object with the named fields, seed 000 measured
   const gpu1 = report.findings.find((f) => f.target === 'ana-ml2 GPU1');
   assert.equal(gpu1?.status, 'degraded');
   assert.match(String(gpu1?.detail), /^216 MiB free of 97,887/);
-  assert.match(String(gpu1?.measuredBy), /^ssh -o BatchMode=yes -o ConnectTimeout=2 drill@ana-ml2 nvidia-smi --query-gpu=/);
+  assert.match(String(gpu1?.measuredBy), /^ssh -o BatchMode=yes -o ConnectTimeout=1 drill@127\.0\.2\.20 nvidia-smi --query-gpu=/);
   assert.equal(report.verdict.runbook, 'seat-oom');
   assert.equal(report.verdict.headline, '1 of 30 aliases down, all routed to ana-ml2; 1 degraded');
   assert.ok(!o.out().includes(drill.keys.admin!) && !o.out().includes(drill.keys.shared!), 'no key value in the output');
@@ -76,6 +76,20 @@ test('piped output streams plain lines, then the report with how it was measured
   assert.match(text, /^ok {3}gpu {6}fv-ml1 GPU\d/m);
   assert.match(text, /^OK fv: all 4 checks up$/m);
   assert.match(text, /4 findings: 4 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
+  assert.equal(text.match(/fv-ml1 GPU0 /g)?.length, 1, 'each finding once when piped');
+});
+
+test('a scope with nothing to probe says so and is not "all up"', async () => {
+  const o = io();
+  const code = await runCli(['--inventory', inventory, 'probe', 'ana', '--only', 'gpus', '--json'], o);
+  assert.equal(code, 1);
+  const none = io();
+  // ana-docker has no GPUs, but ana-ml2 does: use a site whose hosts have none.
+  const inv = (await readFile(inventory, 'utf8')).replace(/gpuVendor: nvidia/g, 'gpuVendor: none').replace(/gpuVendor: intel/g, 'gpuVendor: none');
+  const path = join(dir, 'no-gpus.yaml');
+  await writeFile(path, inv);
+  assert.equal(await runCli(['--inventory', path, 'probe', 'fv', '--only', 'gpus'], none), 1);
+  assert.match(none.out(), /^DEGRADED fv: nothing to probe: no target in this scope$/m);
 });
 
 test('on a TTY a progress line is rewritten under the streamed findings', async () => {

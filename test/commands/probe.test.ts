@@ -27,7 +27,7 @@ settings: { probeTimeoutMs: ${TIMEOUT}, deadlineMs: 5000 }
 gateway: { baseUrl: ${gateway.url}, keys: { admin: { env: SEAT_TEST_KEY } } }
 sites:
   fv:
-    hosts: { fv-ml1: { address: 127.0.0.1, ssh: drill@fv-ml1, gpus: [{ index: 0 }, { index: 1 }, { index: 2 }, { index: 3 }] } }
+    hosts: { fv-ml1: { address: 127.0.0.1, ssh: drill@127.0.1.10, gpus: [{ index: 0 }, { index: 1 }, { index: 2 }, { index: 3 }] } }
     bmc: { fv-ml1-bmc: { address: 127.0.0.1, tcpPorts: [${tcp}] } }
     firewall: { address: 127.0.0.1, tcpPorts: [${tcp}] }
 aliases:

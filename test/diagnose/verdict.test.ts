@@ -99,3 +99,35 @@ test('a UPS whose driver has not reported yet (WAIT) is unknown, not a power eme
   const v = decide(['fv'], findings, summarize(fleet, findings));
   assert.equal(v.runbook, null);
 });
+
+test('probe all with every site silent is this machine’s network, not three dark sites', () => {
+  const findings = ['fv', 'ana', 'irv'].flatMap((site) => [f('bmc', `${site}-bmc`, 'down', site), f('firewall', `${site} firewall`, 'down', site)]);
+  const v = decide(['fv', 'ana', 'irv'], findings, summarize(fleet, findings));
+  assert.equal(v.runbook, null);
+  assert.match(v.headline, /^no site answered, the control pings included: check this machine’s own network first/);
+});
+
+test('a dark site whose BMC was not measured does not claim "BMC included"', () => {
+  const findings = fvDark().map((x) => (x.probe === 'bmc' ? { ...x, status: 'unknown' as const } : x));
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.equal(v.runbook, 'site-dark');
+  assert.match(v.headline, /^site fv dark: every address failed while other sites answer/);
+});
+
+test('nothing measured is never OK: unknown findings make the verdict degraded', () => {
+  const findings = [f('gpu', 'fv-ml1 GPU0', 'unknown', 'fv', 'no answer within 3000 ms (killed)')];
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.equal(v.status, 'degraded');
+  assert.equal(v.headline, '1 of 1 checks not measured');
+});
+
+test('every key rejected is a key problem, not a gateway outage', () => {
+  const findings = [
+    f('gateway', 'gateway (admin key)', 'down', undefined, 'key rejected (HTTP 401: Authentication Error)'),
+    f('gateway', 'gateway (shared key)', 'down', undefined, 'key rejected (HTTP 401: Authentication Error)'),
+    f('alias', 'gen', 'down'),
+  ];
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.notEqual(v.runbook, 'gateway-down');
+  assert.match(v.headline, /^the gateway rejects every key: check the key variables/);
+});

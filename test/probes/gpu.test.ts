@@ -247,6 +247,15 @@ test('a hanging nvidia-smi is killed at the timeout and the task answers at once
   ]);
 });
 
+test('a hang in a child of the tool is killed with it: the task answers at the timeout', async () => {
+  const task = planGpuTasks(fleetOf(INVENTORY), { sites: ['ana'] }, probeEnv(['hang-child'], { timeoutMs: 500 }))[0]!;
+  const t0 = performance.now();
+  const findings = await task.run(new AbortController().signal);
+  const elapsed = performance.now() - t0;
+  assert.ok(elapsed < 2000, `answered after ${Math.round(elapsed)} ms: a grandchild held its stdout`);
+  assert.equal(findings[0]?.status, 'unknown');
+});
+
 test('an aborted signal stops the queries', async () => {
   const task = planGpuTasks(fleetOf(INVENTORY), { sites: ['ana'] }, probeEnv(['hang'], { timeoutMs: 10_000 }))[0]!;
   const stop = new AbortController();
@@ -277,7 +286,7 @@ test('nvidia-smi missing from PATH', async () => {
 const REMOTE = INVENTORY.replace('ssh: local', 'ssh: ops@192.0.2.20');
 
 test('over ssh: BatchMode and ConnectTimeout passed, the remote command as separate words', async () => {
-  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 2500 }, { SEAT_EXPECT_TARGET: 'ops@192.0.2.20', SEAT_EXPECT_CONNECT_TIMEOUT: '3' });
+  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 3500 }, { SEAT_EXPECT_TARGET: 'ops@192.0.2.20', SEAT_EXPECT_CONNECT_TIMEOUT: '3' });
   const findings = await probe(fleetOf(REMOTE), 'ana-ml2', env);
   assert.deepEqual(findings.map((f) => [f.target, f.status]), [['ana-ml2 GPU0', 'up'], ['ana-ml2 GPU1', 'degraded']]);
   assert.equal(gpuOf(findings[1]).freeMiB, 216);
@@ -285,7 +294,7 @@ test('over ssh: BatchMode and ConnectTimeout passed, the remote command as separ
   assert.equal(findings[0]?.measuredBy, `${ssh} ${GPU_QUERY}; ${ssh} ${APPS_QUERY}`);
 });
 
-test('ConnectTimeout is the timeout in whole seconds, rounded up, at least 1', async () => {
+test('ConnectTimeout is half a second under the timeout, in whole seconds, at least 1', async () => {
   const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 400 }, { SEAT_EXPECT_TARGET: 'ops@192.0.2.20', SEAT_EXPECT_CONNECT_TIMEOUT: '1' });
   const [f] = await probe(fleetOf(REMOTE), 'ana-ml2', env);
   assert.equal(f?.status, 'up', f?.detail);
@@ -362,5 +371,5 @@ test('the drill fleet through drills/bin: every GPU measured, only ana-ml2 GPU1 
   assert.equal(gpuOf(all['ana-ml2 GPU1']).freeMiB, 216);
   assert.deepEqual(gpuOf(all['irv-ml1 GPU1']).seats, [{ seat: 'clipper', declaredMiB: null, declaredBy: 'no budget declared (engine other)', measuredMiB: 2_210 }]);
   assert.equal(gpuOf(all['brutus GPU0']).totalMiB, 24_480);
-  assert.match(all['fv-ml1 GPU0']!.measuredBy, /^ssh -o BatchMode=yes -o ConnectTimeout=3 drill@fv-ml1 nvidia-smi --query-gpu=/);
+  assert.match(all['fv-ml1 GPU0']!.measuredBy, /^ssh -o BatchMode=yes -o ConnectTimeout=2 drill@127\.0\.1\.10 nvidia-smi --query-gpu=/);
 });
