@@ -181,3 +181,25 @@ test('a rate-limited progress update is skipped and the final report still lands
   const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
   assert.match(String(updates.at(-1)?.args.text), /^DOWN fv: /);
 });
+
+test('--json is refused in Slack with where it belongs; a phone’s em dash still reads as --', async () => {
+  const json = JSON.parse((await command('probe fv --json')).text) as { text: string };
+  assert.match(json.text, /--json is for the terminal/);
+  const before = slack.calls.length;
+  const res = await command('probe fv —only aliases');
+  assert.equal(res.text, '', 'acked without complaint');
+  await seat.idle();
+  assert.ok(slack.calls.slice(before).some((c) => c.method === 'chat.postMessage'));
+});
+
+test('Probe again on an ephemeral report (no message to update) posts a new one', async () => {
+  const before = slack.calls.length;
+  const value = JSON.stringify({ site: 'fv', only: ['aliases'], timeoutMs: null, paid: false });
+  const payload = JSON.parse(new URLSearchParams(blockActionBody({ value, ts: 'x', responseUrl: `${slack.base}/response/eph` })).get('payload')!) as Record<string, unknown>;
+  delete payload.message;
+  payload.container = { type: 'message', message_ts: '1767225600.000999', channel_id: 'C0INCIDENT', is_ephemeral: true };
+  const res = await signedPost(events, new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), { secret: SECRET });
+  assert.equal(res.status, 200);
+  await slack.waitFor((s) => s.calls.slice(before).some((c) => c.method === 'chat.update' && /^DOWN fv/.test(String(c.args.text))));
+  assert.ok(slack.calls.slice(before).some((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0INCIDENT'));
+});

@@ -1,0 +1,52 @@
+// `seat bot` start-up: a token Slack refuses is a clear error and exit 2; a good start runs until told to stop.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseInventory } from '../../src/inventory/load.ts';
+import { Fleet } from '../../src/inventory/fleet.ts';
+import { runBot } from '../../src/cli/bot.ts';
+import { signedPost, slashCommandBody, startSlackApi, type SlackApiStandIn } from '../helpers/slack.ts';
+
+let slack: SlackApiStandIn;
+let fleet: Fleet;
+const SECRET = '1234567890abcdef1234567890abcdef';
+
+before(async () => {
+  slack = await startSlackApi();
+  const r = parseInventory(`
+oncall: { users: [U0ONCALL01] }
+gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: K } } }
+sites: { fv: { hosts: { fv-ml1: { address: 127.0.0.1, gpuVendor: none } } } }
+`);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  fleet = new Fleet(r.value);
+});
+
+after(() => slack.close());
+
+const env = (): NodeJS.ProcessEnv => ({ SLACK_BOT_TOKEN: 'xoxb-1111-2222-revoked', SLACK_SIGNING_SECRET: SECRET, PORT: '0', SLACK_API_URL: slack.url });
+
+test('a token Slack refuses (invalid_auth) is a one-line start-up error and exit 2, no stack trace', async () => {
+  slack.fail('auth.test', 'invalid_auth');
+  let err = '';
+  const code = await runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: env(), until: new Promise(() => {}) });
+  assert.equal(code, 2);
+  assert.equal(err, 'seat bot: Slack refused to start the app (invalid_auth): the bot token is no longer valid: reinstall the app and update SLACK_BOT_TOKEN\n');
+  assert.ok(!err.includes('xoxb-1111'), 'the token is never printed');
+});
+
+test('a good start answers signed requests on the port it reports, and stops when told', async () => {
+  let err = '';
+  let stop!: () => void;
+  const until = new Promise<void>((r) => (stop = r));
+  const running = runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: env(), until });
+  const until2 = performance.now() + 5000;
+  while (!/HTTP on port (\d+)/.test(err) && performance.now() < until2) await new Promise((r) => setTimeout(r, 20));
+  const port = /HTTP on port (\d+) at \/slack\/events/.exec(err)?.[1];
+  assert.ok(port && port !== '0', err);
+  const res = await signedPost(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ text: 'help', responseUrl: `${slack.base}/response/b` }), { secret: SECRET });
+  assert.equal(res.status, 200);
+  assert.match(res.text, /usage: \/seat probe/);
+  stop();
+  assert.equal(await running, 0);
+  assert.match(err, /stopping after the probes in flight finish/);
+});
