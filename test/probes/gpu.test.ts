@@ -283,29 +283,29 @@ test('nvidia-smi missing from PATH', async () => {
   ]);
 });
 
-const REMOTE = INVENTORY.replace('ssh: local', 'ssh: ops@192.0.2.20');
+const REMOTE = INVENTORY.replace('ssh: local', 'ssh: ops@127.0.9.20');
 
 test('over ssh: BatchMode and ConnectTimeout passed, the remote command as separate words', async () => {
-  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 3500 }, { SEAT_EXPECT_TARGET: 'ops@192.0.2.20', SEAT_EXPECT_CONNECT_TIMEOUT: '3' });
+  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 3500 }, { SEAT_EXPECT_TARGET: 'ops@127.0.9.20', SEAT_EXPECT_CONNECT_TIMEOUT: '3' });
   const findings = await probe(fleetOf(REMOTE), 'ana-ml2', env);
   assert.deepEqual(findings.map((f) => [f.target, f.status]), [['ana-ml2 GPU0', 'up'], ['ana-ml2 GPU1', 'degraded']]);
   assert.equal(gpuOf(findings[1]).freeMiB, 216);
-  const ssh = 'ssh -o BatchMode=yes -o ConnectTimeout=3 ops@192.0.2.20';
+  const ssh = 'ssh -o BatchMode=yes -o ConnectTimeout=3 ops@127.0.9.20';
   assert.equal(findings[0]?.measuredBy, `${ssh} ${GPU_QUERY}; ${ssh} ${APPS_QUERY}`);
 });
 
 test('ConnectTimeout is half a second under the timeout, in whole seconds, at least 1', async () => {
-  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 400 }, { SEAT_EXPECT_TARGET: 'ops@192.0.2.20', SEAT_EXPECT_CONNECT_TIMEOUT: '1' });
+  const env = probeEnv(['ssh-check', 'seed-000'], { timeoutMs: 400 }, { SEAT_EXPECT_TARGET: 'ops@127.0.9.20', SEAT_EXPECT_CONNECT_TIMEOUT: '1' });
   const [f] = await probe(fleetOf(REMOTE), 'ana-ml2', env);
   assert.equal(f?.status, 'up', f?.detail);
-  assert.match(f!.measuredBy, /^ssh -o BatchMode=yes -o ConnectTimeout=1 ops@192\.0\.2\.20 nvidia-smi /);
+  assert.match(f!.measuredBy, /^ssh -o BatchMode=yes -o ConnectTimeout=1 ops@127\.0\.9\.20 nvidia-smi /);
 });
 
 test('the ssh stand-in really checks: a wrong target or a missing option is refused', async () => {
-  const env = probeEnv(['ssh-check', 'seed-000'], {}, { SEAT_EXPECT_TARGET: 'ops@192.0.2.99' });
+  const env = probeEnv(['ssh-check', 'seed-000'], {}, { SEAT_EXPECT_TARGET: 'ops@127.0.9.99' });
   const [f] = await probe(fleetOf(REMOTE), 'ana-ml2', env);
   assert.equal(f?.status, 'unknown');
-  assert.match(f!.detail, /ssh stand-in: expected target ops@192\.0\.2\.99, got ops@192\.0\.2\.20/);
+  assert.match(f!.detail, /ssh stand-in: expected target ops@127\.0\.9\.99, got ops@127\.0\.9\.20/);
   const ssh = FIXTURES + 'ssh-check/ssh';
   const opts = { reject: false, env: { SEAT_EXPECT_TARGET: 'ops@h' } } as const;
   const noBatch = await execa(ssh, ['-o', 'ConnectTimeout=3', 'ops@h', 'true'], opts);
@@ -319,11 +319,11 @@ test('the ssh stand-in really checks: a wrong target or a missing option is refu
 });
 
 test('an unreachable host (ssh exit 255) is down, with ssh\'s own words', async () => {
-  const fleet = fleetOf(INVENTORY.replace('ssh: local', 'ssh: ops@192.0.2.10'));
+  const fleet = fleetOf(INVENTORY.replace('ssh: local', 'ssh: ops@127.0.9.10'));
   const findings = await probe(fleet, 'ana-ml2', probeEnv(['ssh-unreachable', 'seed-000']));
   assert.deepEqual(findings.map((f) => [f.target, f.status, f.detail]), [
-    ['ana-ml2 GPU0', 'down', 'ssh to ops@192.0.2.10 failed: ssh: connect to host 192.0.2.10 port 22: Connection timed out'],
-    ['ana-ml2 GPU1', 'down', 'ssh to ops@192.0.2.10 failed: ssh: connect to host 192.0.2.10 port 22: Connection timed out'],
+    ['ana-ml2 GPU0', 'down', 'ssh to ops@127.0.9.10 failed: ssh: connect to host 127.0.9.10 port 22: Connection timed out'],
+    ['ana-ml2 GPU1', 'down', 'ssh to ops@127.0.9.10 failed: ssh: connect to host 127.0.9.10 port 22: Connection timed out'],
   ]);
 });
 
