@@ -21,7 +21,9 @@ export interface SlackApiStandIn {
   responses: ResponseUrlCall[];
   uploads: string[];
   /** Make the next `times` calls of `method` fail with Slack's `{ok:false,error}` (or HTTP 429 for 'ratelimited'). */
-  fail(method: string, error: string, times?: number): void;
+  fail(method: string, error: string, times?: number, retryAfterS?: number): void;
+  /** Clears every pending failure. */
+  heal(): void;
   groups: Map<string, string[]>;
   waitFor(pred: (s: SlackApiStandIn) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -31,7 +33,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
   const calls: ApiCall[] = [];
   const responses: ResponseUrlCall[] = [];
   const uploads: string[] = [];
-  const failures = new Map<string, { error: string; times: number }>();
+  const failures = new Map<string, { error: string; times: number; retryAfterS: number }>();
   const groups = new Map<string, string[]>();
   let seq = 100;
   let base = '';
@@ -68,7 +70,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
       const f = failures.get(method);
       if (f && f.times > 0) {
         f.times -= 1;
-        if (f.error === 'ratelimited') return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': '30' });
+        if (f.error === 'ratelimited') return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(f.retryAfterS) });
         return send(200, { ok: false, error: f.error });
       }
       switch (method) {
@@ -99,7 +101,8 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
     responses,
     uploads,
     groups,
-    fail: (method, error, times = 1) => void failures.set(method, { error, times }),
+    fail: (method, error, times = 1, retryAfterS = 30) => void failures.set(method, { error, times, retryAfterS }),
+    heal: () => failures.clear(),
     waitFor: async (pred, timeoutMs = 10_000) => {
       const until = performance.now() + timeoutMs;
       while (!pred(self)) {

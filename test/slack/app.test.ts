@@ -203,3 +203,26 @@ test('Probe again on an ephemeral report (no message to update) posts a new one'
   await slack.waitFor((s) => s.calls.slice(before).some((c) => c.method === 'chat.update' && /^DOWN fv/.test(String(c.args.text))));
   assert.ok(slack.calls.slice(before).some((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0INCIDENT'));
 });
+
+test('a final update Slack keeps rate-limiting is retried after Retry-After, then delivered to the person with why', async () => {
+  slack.fail('chat.update', 'ratelimited', 1000, 1);
+  const responses = slack.responses.length;
+  const t0 = performance.now();
+  await command('probe fv --only power');
+  await seat.idle();
+  slack.heal();
+  assert.ok(performance.now() - t0 >= 900, 'waited out Retry-After before the second try');
+  const reply = slack.responses.slice(responses).map((r) => String(r.body.text)).find((t) => t.includes('could not be posted'));
+  assert.ok(reply, 'the report came by response_url');
+  assert.match(reply, /the report could not be posted in the channel \(ratelimited \(retry after 1 s\)\); here it is: OK fv: /);
+});
+
+test('a final update that succeeds on the retry lands in the channel', async () => {
+  const before = slack.calls.length;
+  // The first progress update and the first final attempt fail; the retry goes through.
+  slack.fail('chat.update', 'ratelimited', 1, 1);
+  await command('probe fv --only power');
+  await seat.idle();
+  const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
+  assert.match(String(updates.at(-1)?.args.text), /^OK fv: /);
+});
