@@ -160,9 +160,15 @@ function powerLines(report: ProbeReport): string[] {
   return ['*Power and out-of-band*', ...power.map(findingLine)];
 }
 
+/** A problem says how it was measured (the command or URL), so nobody has to take it on faith. */
 function findingLine(f: Finding): string {
   const ms = f.latencyMs === null ? '' : ` (${Math.round(f.latencyMs)} ms)`;
-  return `${ICON[f.status]} *${esc(f.target)}* ${esc(f.detail)}${ms}`;
+  const how = f.status === 'up' ? '' : `\n        measured: \`${esc(shorten(f.measuredBy, 300)).replace(/`/g, "'")}\``;
+  return `${ICON[f.status]} *${esc(f.target)}* ${esc(f.detail)}${ms}${how}`;
+}
+
+function shorten(s: string, max: number): string {
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 function n(x: number): string {

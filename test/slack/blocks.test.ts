@@ -80,3 +80,11 @@ test('progress shows how far along and what is already down', () => {
   assert.ok(JSON.stringify(view.blocks).includes('*gen* HTTP 500'));
   assert.ok(!JSON.stringify(view.blocks).includes('coder'));
 });
+
+test('a problem line says how it was measured; an up one stays short', () => {
+  const fleet = bigFleet(2);
+  const findings = [alias('a0', 'down', 'HTTP 500'), alias('a1', 'up', 'ok')];
+  const all = JSON.stringify(renderReport(report(fleet, findings), req).blocks);
+  assert.match(all, /\*a0\* HTTP 500 \(12 ms\)\\n {8}measured: `POST \/v1\/chat\/completions`/);
+  assert.ok(!/a1\* ok/.test(all), 'up aliases are listed by name only');
+});
