@@ -226,3 +226,17 @@ test('a final update that succeeds on the retry lands in the channel', async () 
   const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
   assert.match(String(updates.at(-1)?.args.text), /^OK fv: /);
 });
+
+test('a double click on Probe again runs one probe; the second click is told one is running', async () => {
+  const responses = slack.responses.length;
+  const before = slack.calls.length;
+  const value = JSON.stringify({ site: 'fv', only: ['aliases'], timeoutMs: null, paid: false });
+  const click = () => signedPost(events, blockActionBody({ value, ts: '1767225600.000888', responseUrl: `${slack.base}/response/dbl` }), { secret: SECRET });
+  const [a, b] = await Promise.all([click(), click()]);
+  assert.equal(a.status, 200);
+  assert.equal(b.status, 200);
+  await slack.waitFor((s) => s.responses.slice(responses).some((r) => /already probing into this message/.test(String(r.body.text))));
+  await seat.idle();
+  const finals = slack.calls.slice(before).filter((c) => c.method === 'chat.update' && /^DOWN fv/.test(String(c.args.text)));
+  assert.equal(finals.length, 1, 'one final report, not two');
+});
