@@ -9,7 +9,7 @@ import type { Fleet } from '../inventory/fleet.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { renderReport as renderText } from '../cli/render.ts';
 import { channelAllowed, userAllowed } from './authz.ts';
-import { ATTACHED_NOTE_START, PROBE_AGAIN, renderProgress, renderReport, type Rendered } from './blocks.ts';
+import { ATTACHED_NOTE_START, PROBE_AGAIN, renderProgress, renderReport, renderVerdictOnly, type Rendered } from './blocks.ts';
 import type { SlackConfig } from './config.ts';
 import { slackAdvice, slackErrorCode } from './errors.ts';
 import { parseSlackText } from './text.ts';
@@ -43,6 +43,9 @@ export interface SeatApp {
   /** Resolves when every probe started so far has posted its final report (tests, shutdown). */
   idle(): Promise<void>;
 }
+
+/** Errors that mean Slack would not take these blocks, whatever we retry. */
+const BLOCKS_REFUSED = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'too_many_blocks']);
 
 const ProbeAgainValue = z.strictObject({
   site: z.string(),
@@ -179,6 +182,13 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       if (ts && typeof wait === 'number') {
         await new Promise((r) => setTimeout(r, Math.min(wait, 30) * 1000));
         failure = await update('final report, retried', view).then(
+          () => null,
+          (e: unknown) => slackErrorCode(e),
+        );
+      } else if (ts && BLOCKS_REFUSED.has(failure)) {
+        // Slack refused the blocks themselves: post the verdict alone and attach everything.
+        view = renderVerdictOnly(report, req, args.ts ? askedBy : undefined);
+        failure = await update('final report, verdict only', view).then(
           () => null,
           (e: unknown) => slackErrorCode(e),
         );

@@ -38,40 +38,15 @@ export function renderProgress(site: string, done: number, total: number, findin
 }
 
 export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: string): Rendered {
-  const v = report.verdict;
-  const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
-  const text = esc(`${v.status.toUpperCase()} ${report.site}: ${v.headline}`);
-  const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
-  const rest = v.lines.filter((l) => l !== v.headline);
-  if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
-
+  const top = verdictBlocks(report);
+  const footer = footerBlocks(report, req, askedBy);
   const aliases = aliasLines(report);
   const body: string[][] = [aliases.lines, seatLines(report), gpuLines(report), powerLines(report)].filter((g) => g.length > 0);
-  const footer: KnownBlock[] = [
-    {
-      type: 'context',
-      elements: [
-        {
-          type: 'mrkdwn',
-          text:
-            esc(`${report.findings.length} findings measured in ${n(report.durationMs)} ms (per-probe timeout ${report.timeoutMs} ms) · started ${report.startedAt}`) +
-            (askedBy ? ` · asked by <@${askedBy}>` : ''),
-        },
-      ],
-    },
-    {
-      type: 'actions',
-      elements: [
-        { type: 'button', action_id: PROBE_AGAIN, text: { type: 'plain_text', text: 'Probe again' }, value: JSON.stringify(req).slice(0, 2000) },
-      ],
-    },
-  ];
-  if (v.runbook) footer.unshift(section(`:arrow_right: Proposed runbook: *${esc(v.runbook)}*`));
 
   // Fill the middle with what fits; down and degraded come first inside each group already.
   const budget = MAX_BLOCKS - top.length - footer.length - 1; // one spare for the "more attached" note
   const middle: KnownBlock[] = [];
-  let truncated = false;
+  let truncated = aliases.shortened;
   for (const group of body) {
     for (const block of sections(group)) {
       if (middle.length < budget) middle.push(block);
@@ -80,8 +55,39 @@ export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: s
     if (middle.length < budget) middle.push({ type: 'divider' });
   }
   if (middle.at(-1)?.type === 'divider') middle.pop();
-  if (truncated || aliases.shortened) middle.push(section(':paperclip: The report is longer than one Slack message: the full report is attached in the thread.'));
-  return { text, blocks: [...top, ...middle, ...footer], truncated: truncated || aliases.shortened };
+  if (truncated) middle.push(section(`${ATTACHED_NOTE_START} The report is longer than one Slack message: the full report is attached in the thread.`));
+  return { text: headlineText(report), blocks: [...top, ...middle, ...footer], truncated };
+}
+
+/** The verdict, the footer and the button only: for when Slack refuses the full message. */
+export function renderVerdictOnly(report: ProbeReport, req: ProbeRequest, askedBy?: string): Rendered {
+  const note = section(`${ATTACHED_NOTE_START} The full report is attached in the thread.`);
+  return { text: headlineText(report), blocks: [...verdictBlocks(report), note, ...footerBlocks(report, req, askedBy)], truncated: true };
+}
+
+function headlineText(report: ProbeReport): string {
+  return esc(`${report.verdict.status.toUpperCase()} ${report.site}: ${report.verdict.headline}`);
+}
+
+function verdictBlocks(report: ProbeReport): KnownBlock[] {
+  const v = report.verdict;
+  const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
+  const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
+  const rest = v.lines.filter((l) => l !== v.headline);
+  if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
+  return top;
+}
+
+function footerBlocks(report: ProbeReport, req: ProbeRequest, askedBy?: string): KnownBlock[] {
+  const measured = esc(`${report.findings.length} findings measured in ${n(report.durationMs)} ms (per-probe timeout ${report.timeoutMs} ms) · started ${report.startedAt}`);
+  return [
+    ...(report.verdict.runbook ? [section(`:arrow_right: Proposed runbook: *${esc(report.verdict.runbook)}*`)] : []),
+    { type: 'context', elements: [{ type: 'mrkdwn', text: measured + (askedBy ? ` · asked by <@${askedBy}>` : '') }] },
+    {
+      type: 'actions',
+      elements: [{ type: 'button', action_id: PROBE_AGAIN, text: { type: 'plain_text', text: 'Probe again' }, value: JSON.stringify(req).slice(0, 2000) }],
+    },
+  ];
 }
 
 function aliasLines(report: ProbeReport): { lines: string[]; shortened: boolean } {

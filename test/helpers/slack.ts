@@ -24,6 +24,8 @@ export interface SlackApiStandIn {
   fail(method: string, error: string, times?: number, retryAfterS?: number): void;
   /** Clears every pending failure. */
   heal(): void;
+  /** Refuse messages of more than `n` blocks with invalid_blocks, as Slack does for blocks it will not take. */
+  maxBlocks: number;
   groups: Map<string, string[]>;
   waitFor(pred: (s: SlackApiStandIn) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -67,6 +69,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
       const method = url.pathname.replace(/^\/api\//, '');
       const args = parseArgs(raw, req.headers['content-type'] ?? '');
       calls.push({ method, args, at: performance.now() });
+      if (Array.isArray(args.blocks) && args.blocks.length > self.maxBlocks) return send(200, { ok: false, error: 'invalid_blocks' });
       const f = failures.get(method);
       if (f && f.times > 0) {
         f.times -= 1;
@@ -103,6 +106,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
     groups,
     fail: (method, error, times = 1, retryAfterS = 30) => void failures.set(method, { error, times, retryAfterS }),
     heal: () => failures.clear(),
+    maxBlocks: 50,
     waitFor: async (pred, timeoutMs = 10_000) => {
       const until = performance.now() + timeoutMs;
       while (!pred(self)) {

@@ -83,3 +83,17 @@ test('a member of the on-call user group may probe; a non-member is told who can
   await slack.waitFor((s) => s.responses.length > responses);
   assert.match(String(slack.responses.at(-1)?.body.text), /only the on-call people may use \/seat: <@U0ONCALL01>, <!subteam\^S0ONCALL>/);
 });
+
+test('blocks Slack refuses (invalid_blocks): the verdict alone is posted and the full report attached', async () => {
+  slack.maxBlocks = 8;
+  const before = slack.calls.length;
+  await run('probe fv --only aliases', 'U0ONCALL01');
+  await seat.idle();
+  slack.maxBlocks = 50;
+  const calls = slack.calls.slice(before);
+  const landed = calls.filter((c) => c.method === 'chat.update' && (c.args.blocks as unknown[]).length <= 8).at(-1);
+  assert.ok(landed, calls.map((c) => c.method).join(', '));
+  assert.match(String(landed.args.text), /^DOWN fv: 60 of 60 aliases down/);
+  assert.match(JSON.stringify(landed.args.blocks), /full report is attached in the thread/);
+  assert.ok(calls.some((c) => c.method === 'files.completeUploadExternal'), 'the rest is attached');
+});
