@@ -24,6 +24,8 @@ export interface SlackApiStandIn {
   fail(method: string, error: string, times?: number, retryAfterS?: number): void;
   /** Clears every pending failure. */
   heal(): void;
+  /** Answer `method` with this body instead of the built-in one (apps.connections.open, say). */
+  answer(method: string, body: Record<string, unknown>): void;
   /** Refuse messages of more than `n` blocks with invalid_blocks, as Slack does for blocks it will not take. */
   maxBlocks: number;
   groups: Map<string, string[]>;
@@ -36,6 +38,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
   const responses: ResponseUrlCall[] = [];
   const uploads: string[] = [];
   const failures = new Map<string, { error: string; times: number; retryAfterS: number }>();
+  const answers = new Map<string, Record<string, unknown>>();
   const groups = new Map<string, string[]>();
   let seq = 100;
   let base = '';
@@ -76,6 +79,8 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
         if (f.error === 'ratelimited') return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(f.retryAfterS) });
         return send(200, { ok: false, error: f.error });
       }
+      const custom = answers.get(method);
+      if (custom) return send(200, custom);
       switch (method) {
         case 'auth.test':
           return send(200, { ok: true, url: 'https://drill.slack.example/', team: 'drill', user: 'seatbelt', team_id: 'T0DRILL', user_id: 'U0SEATBOT', bot_id: 'B0SEATBOT' });
@@ -106,6 +111,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
     groups,
     fail: (method, error, times = 1, retryAfterS = 30) => void failures.set(method, { error, times, retryAfterS }),
     heal: () => failures.clear(),
+    answer: (method, body) => void answers.set(method, body),
     maxBlocks: 50,
     waitFor: async (pred, timeoutMs = 10_000) => {
       const until = performance.now() + timeoutMs;
