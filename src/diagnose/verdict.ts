@@ -87,7 +87,7 @@ function fallbacks(fleet: Fleet, findings: Finding[]): FallbackSummary[] {
       kind,
       localUp: ofKind.filter((a) => !a.paid && !a.alias.optIn && status.get(a.name) === 'up').map((a) => a.name),
       paid: ofKind.filter((a) => a.paid).map((a) => a.name),
-      downOn: [...new Set(down.flatMap((a) => routeOf(fleet, a.name)))],
+      downOn: [...new Set(down.filter((a) => !a.paid).flatMap((a) => routeOf(fleet, a.name)))],
     });
   }
   return out;
@@ -130,8 +130,18 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
   const othersAnswer = others.some((s) => s.state === 'up' || s.state === 'partial');
   let runbook: RunbookId | null = null;
 
-  if (aliases.down + aliases.degraded > 0) lines.push(blastRadius(aliases));
-  for (const fb of summary.fallback) lines.push(fallbackLine(fb));
+  // With the gateway itself unreachable, where each alias routes says nothing: every one is cut off at the gateway.
+  const gatewayFindings = findings.filter((f) => f.probe === 'gateway');
+  const gatewayUnreachable = gatewayFindings.length > 0 && gatewayFindings.every((f) => f.status === 'down' && !/key rejected/i.test(f.detail));
+  if (gatewayUnreachable && aliases.down > 0) {
+    lines.push(`${aliases.down} of ${aliases.total} aliases down, all cut off at the gateway`);
+    const seats = findings.filter((f) => f.probe === 'seat');
+    const silent = seats.filter((f) => f.status === 'down');
+    if (silent.length > 0) lines.push(`${silent.length} of ${seats.length} backend seats probed directly do not answer either: not only the gateway is down`);
+    else if (seats.length > 0) lines.push(`all ${seats.length} backend seats probed directly answer: the fault is the gateway's`);
+  }
+  else if (aliases.down + aliases.degraded > 0) lines.push(blastRadius(aliases));
+  if (!gatewayUnreachable) for (const fb of summary.fallback) lines.push(fallbackLine(fb));
   for (const g of summary.gpus.underFloor) {
     lines.push(`${g.target}: ${fmt(g.freeMiB)} MiB free, under the ${fmt(g.floorMiB)} MiB floor — a seat there can OOM or fall back to slow kernels`);
   }

@@ -131,3 +131,23 @@ test('every key rejected is a key problem, not a gateway outage', () => {
   assert.notEqual(v.runbook, 'gateway-down');
   assert.match(v.headline, /^the gateway rejects every key: check the key variables/);
 });
+
+test('gateway unreachable: every alias is cut off at the gateway, no per-host blame, and the seats say whether the backends live', () => {
+  const aliases = [...fleet.aliases.keys()].map((a) => f('alias', a, 'down', undefined, 'gateway unreachable (ECONNREFUSED)'));
+  const gw = [f('gateway', 'gateway (admin key)', 'down', undefined, 'gateway unreachable at http://127.0.0.1:14000: ECONNREFUSED')];
+  const seats = [f('seat', 'gen@fv-ml1', 'up', 'fv'), f('seat', 'coder@fv-ml1', 'up', 'fv')];
+  const findings = [...gw, ...aliases, ...seats];
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.equal(v.runbook, 'gateway-down');
+  assert.ok(v.lines.includes('30 of 30 aliases down, all cut off at the gateway'), v.lines.join('\n'));
+  assert.ok(v.lines.includes("all 2 backend seats probed directly answer: the fault is the gateway's"));
+  assert.ok(!v.lines.some((l) => l.includes('fallback')), 'no fallback advice while the gateway itself is down');
+});
+
+test('the fallback line never calls a paid backend a place where free aliases live', () => {
+  const findings = [...fleet.aliases.keys()].map((a) => f('alias', a, fleet.aliasHosts(a).includes('fv-ml1') || fleet.aliases.get(a)!.paid ? 'down' : 'up'));
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  const chat = v.lines.find((l) => l.startsWith('no local chat fallback'));
+  assert.ok(chat);
+  assert.match(chat, /every free chat alias is on fv-ml1;/);
+});
