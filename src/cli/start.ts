@@ -1,5 +1,6 @@
-// `npm start`: the Slack bot when SLACK_BOT_TOKEN is set; otherwise the drill fleet on loopback,
-// probed with `seat probe all` (or the arguments given after `npm start --`).
+// `npm start`: the Slack bot when SLACK_BOT_TOKEN is set, otherwise `seat probe all` (or the
+// arguments after `npm start --`) — on SEAT_INVENTORY when set, else on the drill fleet, whose
+// loopback stand-ins start here and stop when it is done.
 import { Fleet } from '../inventory/fleet.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { runCli } from './run.ts';
@@ -13,29 +14,26 @@ async function main(): Promise<number> {
     if (err.code !== 'EPIPE') throw err;
     closing ??= (stopDrill?.() ?? Promise.resolve()).finally(() => process.exit(process.exitCode ?? 0));
   });
-  if (process.env.SLACK_BOT_TOKEN) {
-    return runCli(['bot', ...args], { stdout: process.stdout, stderr: process.stderr, env: process.env });
-  }
+  // With tokens: the bot. Without: `seat probe all` (or the given arguments).
+  const command = process.env.SLACK_BOT_TOKEN ? ['bot', ...args] : args.length ? args : ['probe', 'all'];
+  const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  // A configured fleet is used as it is; only without one do the drill's stand-ins start.
+  if (process.env.SEAT_INVENTORY) return runCli(command, io);
+
   // The drill lives outside src/: loaded only here, never by the bot or the CLI.
   const { startDrill, DRILL_INVENTORY } = await import('../../drills/drill.ts');
-  const inventory = process.env.SEAT_INVENTORY ?? DRILL_INVENTORY;
-  const loaded = await loadInventory(inventory);
+  const loaded = await loadInventory(DRILL_INVENTORY);
   if (!loaded.ok) {
-    process.stderr.write(`seat: ${inventory} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
+    process.stderr.write(`seat: ${DRILL_INVENTORY} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
     return 2;
   }
-  process.stderr.write(`seat: starting the drill fleet on loopback (${inventory})…\n`);
+  process.stderr.write(`seat: starting the drill fleet on loopback (${DRILL_INVENTORY})…\n`);
   const drill = await startDrill(new Fleet(loaded.value));
   stopDrill = () => drill.stop();
   for (const n of drill.notes) process.stderr.write(`seat: drill: ${n}\n`);
   try {
     const env = { ...process.env, ...drill.env };
-    return await runCli(['--inventory', inventory, ...(args.length ? args : ['probe', 'all'])], {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env,
-      probeDeps: { env, pathPrefix: drill.pathPrefix },
-    });
+    return await runCli(['--inventory', DRILL_INVENTORY, ...command], { ...io, env, probeDeps: { env, pathPrefix: drill.pathPrefix } });
   } finally {
     await drill.stop();
   }
