@@ -11,7 +11,7 @@ const SECRET = 'abcdef0123456789abcdef0123456789';
 
 test('npm start with tokens: the bot answers /seat probe on the drill fleet, and SIGTERM stops it all', { timeout: 60_000 }, async () => {
   const slack = await startSlackApi();
-  const env = { ...process.env, SLACK_BOT_TOKEN: 'xoxb-drill-0000000000', SLACK_SIGNING_SECRET: SECRET, PORT: '0', SLACK_API_URL: slack.url };
+  const env: NodeJS.ProcessEnv = { ...process.env, SLACK_BOT_TOKEN: 'xoxb-drill-0000000000', SLACK_SIGNING_SECRET: SECRET, PORT: '0', SLACK_API_URL: slack.url };
   delete env.SEAT_INVENTORY;
   delete env.SLACK_APP_TOKEN;
   const child = spawn(process.execPath, ['--import', 'tsx', START], { env, stdio: ['ignore', 'pipe', 'pipe'] });
