@@ -11,14 +11,26 @@ async function main(): Promise<number> {
   let stopDrill: (() => Promise<void>) | undefined;
   // A reader that closes the pipe early (`| head`) still gets the drill's stand-ins stopped.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    closing ??= (stopDrill?.() ?? Promise.resolve()).finally(() => process.exit(process.exitCode ?? 0));
+    // The reader is gone: stop the stand-ins and end as a closed pipe does (128 + SIGPIPE).
+    if (err.code !== 'EPIPE') process.stderr.write(`seat: cannot write the report: ${err.message.split('\n')[0]}\n`);
+    closing ??= (stopDrill?.() ?? Promise.resolve()).finally(() => process.exit(err.code === 'EPIPE' ? 141 : 3));
   });
   // With tokens: the bot. Without: `seat probe all` (or the given arguments).
-  const command = process.env.SLACK_BOT_TOKEN ? ['bot', ...args] : args.length ? args : ['probe', 'all'];
+  const namesInventory = args.some((a) => a === '--inventory' || a === '-i' || a.startsWith('--inventory='));
+  const inventoryOnly = namesInventory && args.length === (args.some((a) => a.startsWith('--inventory=')) ? 1 : 2);
+  const command = process.env.SLACK_BOT_TOKEN ? ['bot', ...args] : args.length && !inventoryOnly ? args : [...args, 'probe', 'all'];
+  // Ctrl-C or kill during a probe: stop the stand-ins (upsd, drivers) before going. The bot
+  // stops gracefully on its own signal handlers.
+  if (command[0] !== 'bot') {
+    for (const [sig, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      process.once(sig, () => {
+        closing ??= (stopDrill?.() ?? Promise.resolve()).finally(() => process.exit(code));
+      });
+    }
+  }
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
   // A configured fleet is used as it is; only without one do the drill's stand-ins start.
-  if (process.env.SEAT_INVENTORY) return runCli(command, io);
+  if (process.env.SEAT_INVENTORY || namesInventory) return runCli(command, io);
 
   // The drill lives outside src/: loaded only here, never by the bot or the CLI.
   const { startDrill, DRILL_INVENTORY } = await import('../../drills/drill.ts');

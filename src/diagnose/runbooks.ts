@@ -4,7 +4,7 @@ export const RUNBOOKS = {
   'ups-overload': 'a UPS is on battery, low, or overloaded: shed load before it trips',
   'seat-oom': 'a GPU is under its free-memory floor: measure the seats on it before moving or resizing one',
   'backend-down': 'the gateway answers but a backend seat does not: check the seat, not the gateway',
-  'gateway-down': 'the gateway itself does not answer: the backends may be fine',
+  'gateway-down': 'the gateway itself does not answer: every alias at every site is cut off until it does',
 } as const;
 
 export type RunbookId = keyof typeof RUNBOOKS;

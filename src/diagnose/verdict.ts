@@ -32,8 +32,24 @@ export interface SiteState {
   bmcDown: boolean;
 }
 
+/** The gateway as the key listings saw it. Unset keys were not measured and decide nothing. */
+export interface GatewaySummary {
+  /** Keys whose listing was measured (anything but unknown). */
+  measured: number;
+  /** Every measured key failed to list: the gateway or the keys, not the hosts. */
+  listingFailed: boolean;
+  /** Every measured key failed without an answer (connection, timeout, 5xx). */
+  unreachable: boolean;
+  /** Every measured key was refused (401/403). */
+  rejected: boolean;
+  /** Env variables of the keys that were rejected, and of those that are not set. */
+  rejectedVars: string[];
+  unsetVars: string[];
+}
+
 export interface Summary {
   aliases: AliasSummary;
+  gateway: GatewaySummary;
   fallback: FallbackSummary[];
   gpus: { total: number; underFloor: { target: string; freeMiB: number; floorMiB: number }[]; unknown: number };
   sites: SiteState[];
@@ -52,6 +68,7 @@ export function summarize(fleet: Fleet, findings: Finding[]): Summary {
   for (const f of findings) counts[f.status] += 1;
   return {
     aliases: aliasSummary(fleet, findings),
+    gateway: gatewaySummary(fleet, findings),
     fallback: fallbacks(fleet, findings),
     gpus: gpuSummary(findings),
     sites: siteStates(fleet, findings),
@@ -69,6 +86,24 @@ function aliasSummary(fleet: Fleet, findings: Finding[]): AliasSummary {
   return { total: aliases.length, up: n('up'), down: n('down'), degraded: n('degraded'), unknown: n('unknown'), downByHost };
 }
 
+function gatewaySummary(fleet: Fleet, findings: Finding[]): GatewaySummary {
+  const keys = Object.entries(fleet.inventory.gateway.keys).map(([name, k]) => ({
+    envVar: k.env,
+    finding: findings.find((f) => f.probe === 'gateway' && f.target === `gateway (${name} key)`),
+  }));
+  const measured = keys.filter((k) => k.finding && k.finding.status !== 'unknown');
+  const isRejected = (f: Finding | undefined): boolean => f?.status === 'down' && /key rejected/i.test(f.detail);
+  const listingFailed = measured.length > 0 && measured.every((k) => k.finding?.status === 'down');
+  return {
+    measured: measured.length,
+    listingFailed,
+    unreachable: listingFailed && measured.every((k) => !isRejected(k.finding)),
+    rejected: listingFailed && measured.every((k) => isRejected(k.finding)),
+    rejectedVars: measured.filter((k) => isRejected(k.finding)).map((k) => k.envVar),
+    unsetVars: keys.filter((k) => k.finding?.status === 'unknown' && /is not set/.test(k.finding.detail)).map((k) => k.envVar),
+  };
+}
+
 function routeOf(fleet: Fleet, alias: string): string[] {
   const hosts = fleet.aliasHosts(alias);
   if (hosts.length > 0) return hosts;
@@ -81,13 +116,14 @@ function fallbacks(fleet: Fleet, findings: Finding[]): FallbackSummary[] {
   const out: FallbackSummary[] = [];
   for (const kind of ['chat', 'embedding'] as const) {
     const ofKind = [...fleet.aliases.values()].filter((a) => a.alias.kind === kind && status.has(a.name));
-    const down = ofKind.filter((a) => status.get(a.name) === 'down');
+    // A paid alias down leaves the local ones as they were: no fallback to talk about.
+    const down = ofKind.filter((a) => !a.paid && status.get(a.name) === 'down');
     if (down.length === 0) continue;
     out.push({
       kind,
       localUp: ofKind.filter((a) => !a.paid && !a.alias.optIn && status.get(a.name) === 'up').map((a) => a.name),
       paid: ofKind.filter((a) => a.paid).map((a) => a.name),
-      downOn: [...new Set(down.filter((a) => !a.paid).flatMap((a) => routeOf(fleet, a.name)))],
+      downOn: [...new Set(down.flatMap((a) => routeOf(fleet, a.name)))],
     });
   }
   return out;
@@ -130,18 +166,18 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
   const othersAnswer = others.some((s) => s.state === 'up' || s.state === 'partial');
   let runbook: RunbookId | null = null;
 
-  // With the gateway itself unreachable, where each alias routes says nothing: every one is cut off at the gateway.
-  const gatewayFindings = findings.filter((f) => f.probe === 'gateway');
-  const gatewayUnreachable = gatewayFindings.length > 0 && gatewayFindings.every((f) => f.status === 'down' && !/key rejected/i.test(f.detail));
-  if (gatewayUnreachable && aliases.down > 0) {
-    lines.push(`${aliases.down} of ${aliases.total} aliases down, all cut off at the gateway`);
+  // With every measured key failing at the listing, where each alias routes says nothing: every
+  // one is cut off at the gateway (or by its key), not by its host.
+  const gw = summary.gateway;
+  if (gw.listingFailed && aliases.down > 0) {
+    lines.push(`${aliases.down} of ${aliases.total} aliases down, all cut off at the gateway${gw.rejected ? ' by rejected keys' : ''}`);
     const seats = findings.filter((f) => f.probe === 'seat');
     const silent = seats.filter((f) => f.status === 'down');
     if (silent.length > 0) lines.push(`${silent.length} of ${seats.length} backend seats probed directly do not answer either: not only the gateway is down`);
     else if (seats.length > 0) lines.push(`all ${seats.length} backend seats probed directly answer: the fault is the gateway's`);
-  }
-  else if (aliases.down + aliases.degraded > 0) lines.push(blastRadius(aliases));
-  if (!gatewayUnreachable) for (const fb of summary.fallback) lines.push(fallbackLine(fb));
+  } else if (aliases.down + aliases.degraded > 0) lines.push(blastRadius(aliases));
+  if (!gw.listingFailed) for (const fb of summary.fallback) lines.push(fallbackLine(fb));
+  if (gw.unsetVars.length > 0) lines.push(`not measured with ${gw.unsetVars.join(', ')}: not set in this environment`);
   for (const g of summary.gpus.underFloor) {
     lines.push(`${g.target}: ${fmt(g.freeMiB)} MiB free, under the ${fmt(g.floorMiB)} MiB floor — a seat there can OOM or fall back to slow kernels`);
   }
@@ -155,9 +191,6 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
 
   // Dark means something else still answers: when nothing anywhere does, the fault is on our side.
   const anyAnswered = summary.sites.some((s) => s.state === 'up' || s.state === 'partial');
-  const keyFindings = findings.filter((f) => f.probe === 'gateway');
-  const allKeysFail = keyFindings.length > 0 && gatewayDown.length === keyFindings.length;
-  const allKeysRejected = allKeysFail && gatewayDown.every((f) => /key rejected/i.test(f.detail));
 
   if (dark.length > 0 && anyAnswered) {
     const names = dark.map((s) => s.site).join(', ');
@@ -170,10 +203,10 @@ export function decide(sites: string[], findings: Finding[], summary: Summary): 
     lines.unshift('no site answered, the control pings included: check this machine’s own network first');
   } else if (upsTrouble.some(upsNeedsAction)) {
     runbook = 'ups-overload';
-  } else if (allKeysRejected) {
-    lines.unshift(`the gateway rejects every key: check the key variables (${gatewayDown.map((f) => f.target).join(', ')}), not the gateway`);
-  } else if (allKeysFail) {
-    lines.unshift(`gateway down for every key: ${gatewayDown[0]?.detail ?? ''}`);
+  } else if (gw.rejected) {
+    lines.unshift(`the gateway answers but rejects every key probed: check ${gw.rejectedVars.join(', ')} before blaming the gateway`);
+  } else if (gw.unreachable) {
+    lines.unshift(`gateway down for every key probed (fleet-wide, every site): ${gatewayDown[0]?.detail ?? ''}`);
     runbook = 'gateway-down';
   } else if (summary.gpus.underFloor.length > 0) {
     runbook = 'seat-oom';

@@ -120,6 +120,26 @@ interface Ran {
   signal: string | undefined;
 }
 
+// Detached groups do not get the terminal's Ctrl-C: the ones still running die with this process.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+function trackGroup(pid: number): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const g of liveGroups) killQuietly(g);
+    });
+  }
+  liveGroups.add(pid);
+}
+function killQuietly(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 async function exec(argv: string[], env: ProbeEnv, signal: AbortSignal): Promise<Ran> {
   const PATH = [...(env.pathPrefix ?? []), env.env.PATH].filter((p) => p !== undefined && p !== '').join(':');
   const sub = execa(argv[0]!, argv.slice(1), {
@@ -134,18 +154,21 @@ async function exec(argv: string[], env: ProbeEnv, signal: AbortSignal): Promise
     // stdout would otherwise keep the CLI alive long after the report.
     detached: true,
   });
+  const pid = sub.pid;
+  if (pid) trackGroup(pid);
   const killGroup = (): void => {
-    try {
-      if (sub.pid) process.kill(-sub.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    if (pid) killQuietly(pid);
   };
   const late = setTimeout(killGroup, env.timeoutMs + 100);
   signal.addEventListener('abort', killGroup, { once: true });
   const r = await sub;
   clearTimeout(late);
   signal.removeEventListener('abort', killGroup);
+  if (pid) {
+    // The leader is done; anything it left behind in its group goes with it.
+    killQuietly(pid);
+    liveGroups.delete(pid);
+  }
   return {
     stdout: typeof r.stdout === 'string' ? r.stdout : '',
     stderr: typeof r.stderr === 'string' ? r.stderr : '',

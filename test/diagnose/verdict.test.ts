@@ -129,7 +129,29 @@ test('every key rejected is a key problem, not a gateway outage', () => {
   ];
   const v = decide(['fv'], findings, summarize(fleet, findings));
   assert.notEqual(v.runbook, 'gateway-down');
-  assert.match(v.headline, /^the gateway rejects every key: check the key variables/);
+  assert.equal(v.headline, 'the gateway answers but rejects every key probed: check LITELLM_ADMIN_KEY, LITELLM_SHARED_KEY before blaming the gateway');
+  assert.ok(!v.lines.some((l) => /routed to|fallback/.test(l)), v.lines.join('\n'));
+});
+
+test('an unset key decides nothing: the other key unreachable is still a gateway outage', () => {
+  const findings = [
+    f('gateway', 'gateway (admin key)', 'down', undefined, 'gateway unreachable at http://127.0.0.1:14000: ECONNREFUSED'),
+    f('gateway', 'gateway (shared key)', 'unknown', undefined, 'LITELLM_SHARED_KEY is not set'),
+    ...[...fleet.aliases.keys()].map((a) => f('alias', a, 'down', undefined, 'gateway unreachable (ECONNREFUSED)')),
+  ];
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.equal(v.runbook, 'gateway-down');
+  assert.match(v.headline, /^gateway down for every key probed \(fleet-wide, every site\)/);
+  assert.ok(v.lines.includes('30 of 30 aliases down, all cut off at the gateway'), v.lines.join('\n'));
+  assert.ok(v.lines.includes('not measured with LITELLM_SHARED_KEY: not set in this environment'), v.lines.join('\n'));
+  assert.ok(!v.lines.some((l) => /routed to|fallback/.test(l)), v.lines.join('\n'));
+});
+
+test('only a paid alias down: no fallback advice about the free ones', () => {
+  const findings = [...fleet.aliases.keys()].map((a) => f('alias', a, a === 'paid-gen' ? 'down' : 'up'));
+  const v = decide(['fv'], findings, summarize(fleet, findings));
+  assert.ok(v.lines.includes('1 of 30 aliases down, all routed to paid:' + fleet.aliases.get('paid-gen')!.alias.backend!.name), v.lines.join('\n'));
+  assert.ok(!v.lines.some((l) => /fallback/.test(l)), v.lines.join('\n'));
 });
 
 test('gateway unreachable: every alias is cut off at the gateway, no per-host blame, and the seats say whether the backends live', () => {

@@ -1,0 +1,96 @@
+// The real entry points as child processes: what a shell sees when the reader goes away, when
+// Ctrl-C arrives mid-probe, and when `npm start` is given an inventory of its own.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const START = fileURLToPath(new URL('../../src/cli/start.ts', import.meta.url));
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const k of ['SEAT_INVENTORY', 'SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET']) delete env[k];
+  return env;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const t0 = performance.now();
+  while (!(await ok())) {
+    if (performance.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+test('Ctrl-C during a probe exits 130 and takes a hanging nvidia-smi with it', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-sigint-'));
+  try {
+    const pidFile = join(dir, 'smi.pid');
+    // A wedged driver: records its pid, then sleeps in place (exec keeps the pid).
+    await writeFile(join(dir, 'nvidia-smi'), `#!/bin/bash\necho $$ > ${JSON.stringify(pidFile)}\nexec sleep 60\n`);
+    await chmod(join(dir, 'nvidia-smi'), 0o755);
+    await writeFile(
+      join(dir, 'fleet.yaml'),
+      `gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: SEAT_TEST_UNSET_KEY } } }
+sites:
+  lab:
+    hosts:
+      lab-gpu: { address: 127.0.0.1, ssh: local, gpus: [{ index: 0 }] }
+seats: {}
+aliases: {}
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--only', 'gpus', '--timeout', '60000', '--inventory', join(dir, 'fleet.yaml')], {
+      env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    await until('nvidia-smi to start', async () => Number(await readFile(pidFile, 'utf8').catch(() => '')) > 0);
+    const smi = Number(await readFile(pidFile, 'utf8'));
+    assert.ok(alive(smi));
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, err);
+    await until('the hanging nvidia-smi to be gone', () => !alive(smi), 3000);
+    assert.ok(!/at .*\.ts:\d+/.test(err), `no stack trace: ${err}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a reader that closes the pipe early ends the drill run as a closed pipe does (141), stand-ins stopped', { timeout: 90_000 }, async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', START, 'probe', 'all'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+  // Like `| head -1`: read the first line, then close our end.
+  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+  child.stdout.destroy();
+  assert.equal(await exited, 141, err);
+  assert.match(err, /starting the drill fleet on loopback/);
+});
+
+test('npm start -- --inventory FILE uses that file: no drill starts, and a missing file is exit 2 naming it', { timeout: 30_000 }, async () => {
+  for (const args of [['--inventory', '/nonexistent/mine.yaml'], ['--inventory=/nonexistent/mine.yaml'], ['probe', 'fv', '-i', '/nonexistent/mine.yaml']]) {
+    const child = spawn(process.execPath, ['--import', 'tsx', START, ...args], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    assert.equal(code, 2, `${args.join(' ')}: ${err}`);
+    assert.match(err, /\/nonexistent\/mine\.yaml/);
+    assert.doesNotMatch(err, /drill/, `${args.join(' ')} started the drill: ${err}`);
+  }
+});
