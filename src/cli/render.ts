@@ -63,7 +63,8 @@ function gpuBars(f: Finding, o: RenderOptions): string[] {
   cells[Math.min(floorAt, width - 1)] = '|';
   const under = g.marginMiB !== null && g.marginMiB < 0;
   const bar = under && o.colour ? `\x1b[31m${cells.join('')}\x1b[0m` : cells.join('');
-  const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
+  // A seat with no declared budget makes the sum unknown, not smaller.
+  const declared = g.seats.length ? ` · declared ${g.seats.some((s) => s.declaredMiB === null) ? '?' : n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
   return [`         [${bar}] used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(g.freeMiB)} MiB`];
 }
 

@@ -9,7 +9,7 @@ import type { Fleet } from '../inventory/fleet.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { renderReport as renderText } from '../cli/render.ts';
 import { channelAllowed, userAllowed } from './authz.ts';
-import { ATTACHED_NOTE_START, PROBE_AGAIN, renderProgress, renderReport, renderVerdictOnly, type Rendered } from './blocks.ts';
+import { ATTACHED_NOTE_START, PROBE_AGAIN, headlineText, renderProgress, renderReport, renderVerdictOnly, type Rendered } from './blocks.ts';
 import type { SlackConfig } from './config.ts';
 import { slackAdvice, slackErrorCode } from './errors.ts';
 import { parseSlackText } from './text.ts';
@@ -120,7 +120,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       }
     };
     const total = planProbe(fleet, req, opts.probeDeps).tasks.length;
-    const first = renderProgress(req.site, 0, total, [], ts ? askedBy : undefined);
+    const first = renderProgress(req.site, 0, total, [], askedBy);
     try {
       if (ts) await client.chat.update({ channel, ts, text: first.text, blocks: first.blocks });
       else ts = (await client.chat.postMessage({ channel, text: first.text, blocks: first.blocks })).ts;
@@ -147,7 +147,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
 
     const findings: Finding[] = [];
     const progress = throttle<{ done: number; total: number }>(async ({ done, total }) => {
-      await update('progress', renderProgress(req.site, done, total, findings, args.ts ? askedBy : undefined)).catch(() => false);
+      await update('progress', renderProgress(req.site, done, total, findings, askedBy)).catch(() => false);
     }, interval);
 
     let report;
@@ -157,11 +157,12 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
         ...opts.probeDeps,
         onEvent: (e) => {
           if (e.type === 'task') findings.push(...e.findings);
-          progress.push(e.type === 'start' ? { done: 0, total: e.total } : { done: e.done, total: e.total });
+          // "0 of N" is what the message already says: only real progress is worth an update.
+          if (e.type !== 'start') progress.push({ done: e.done, total: e.total });
         },
       });
       await progress.flush();
-      view = renderReport(report, req, args.ts ? askedBy : undefined);
+      view = renderReport(report, req, askedBy);
     } catch (err) {
       await progress.flush();
       const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -187,7 +188,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
         );
       } else if (ts && BLOCKS_REFUSED.has(failure)) {
         // Slack refused the blocks themselves: post the verdict alone and attach everything.
-        view = renderVerdictOnly(report, req, args.ts ? askedBy : undefined);
+        view = renderVerdictOnly(report, req, askedBy);
         failure = await update('final report, verdict only', view).then(
           () => null,
           (e: unknown) => slackErrorCode(e),
@@ -195,13 +196,22 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       }
     }
     if (failure !== null || !ts) {
+      // The channel message must not stay on "probing…": a plain-text update with the verdict
+      // (no blocks to refuse) says where the report went.
+      if (ts && failure !== null) {
+        const text = `${headlineText(report)} — the full report could not be posted here (${failure}); it was sent privately to <@${askedBy}>`;
+        await update('final report, plain text', { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] }).catch(() => false);
+      }
       const note = failure ? `:warning: the report could not be posted in the channel (${failure}); here it is:` : null;
       try {
         await respond?.({
           response_type: 'ephemeral',
           replace_original: false,
           text: note ? `${note} ${view.text}` : view.text,
-          blocks: [...(note ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: note } }] : []), ...withoutAttachmentNote(view.blocks)],
+          blocks: [
+            ...(note ? [{ type: 'section' as const, text: { type: 'mrkdwn' as const, text: note } }] : []),
+            ...withoutAttachmentNote(view.blocks, report.site),
+          ],
         });
       } catch (err) {
         log.error(`the report could not be delivered by any path: ${slackErrorCode(err)}`);
@@ -313,9 +323,13 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   };
 }
 
-/** An ephemeral reply has no thread to attach to: drop the "attached in the thread" line. */
-function withoutAttachmentNote(blocks: Rendered['blocks']): Rendered['blocks'] {
-  return blocks.filter((b) => !(b.type === 'section' && b.text?.text.startsWith(ATTACHED_NOTE_START)));
+/** An ephemeral reply has no thread to attach to: the "attached in the thread" line says where else to look. */
+function withoutAttachmentNote(blocks: Rendered['blocks'], site: string): Rendered['blocks'] {
+  return blocks.map((b) =>
+    b.type === 'section' && b.text?.text.startsWith(ATTACHED_NOTE_START)
+      ? { ...b, text: { ...b.text, text: `${ATTACHED_NOTE_START} The report is longer than one Slack message: for all of it, run \`seat probe ${site}\` in a terminal.` } }
+      : b,
+  );
 }
 
 function safeJson(s: string | undefined): unknown {

@@ -65,7 +65,7 @@ export function renderVerdictOnly(report: ProbeReport, req: ProbeRequest, askedB
   return { text: headlineText(report), blocks: [...verdictBlocks(report), note, ...footerBlocks(report, req, askedBy)], truncated: true };
 }
 
-function headlineText(report: ProbeReport): string {
+export function headlineText(report: ProbeReport): string {
   return esc(`${report.verdict.status.toUpperCase()} ${report.site}: ${report.verdict.headline}`);
 }
 
@@ -148,7 +148,8 @@ function gpuLines(report: ProbeReport): string[] {
       lines.push(findingLine(f));
       continue;
     }
-    const declared = g.seats.length ? ` · declared ${n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
+    // A seat with no declared budget makes the sum unknown, not smaller.
+    const declared = g.seats.length ? ` · declared ${g.seats.some((s) => s.declaredMiB === null) ? '?' : n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
     const width = 20;
     const usedCells = total > 0 ? Math.min(width, Math.max(0, Math.round(((total - free) / total) * width))) : 0;
     const bar = '█'.repeat(usedCells) + '░'.repeat(Math.max(0, width - usedCells));
@@ -169,7 +170,8 @@ function powerLines(report: ProbeReport): string[] {
 /** A problem says how it was measured (the command or URL), so nobody has to take it on faith. */
 function findingLine(f: Finding): string {
   const ms = f.latencyMs === null ? '' : ` (${Math.round(f.latencyMs)} ms)`;
-  const how = f.status === 'up' ? '' : `\n        measured: \`${esc(shorten(f.measuredBy, 300)).replace(/`/g, "'")}\``;
+  // "inferred: …" already says it was not measured; anything else is the command or URL used.
+  const how = f.status === 'up' ? '' : f.measuredBy.startsWith('inferred:') ? `\n        ${esc(shorten(f.measuredBy, 300))}` : `\n        measured: \`${esc(shorten(f.measuredBy, 300)).replace(/`/g, "'")}\``;
   return `${ICON[f.status]} *${esc(f.target)}* ${esc(f.detail)}${ms}${how}`;
 }
 

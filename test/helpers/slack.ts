@@ -21,7 +21,7 @@ export interface SlackApiStandIn {
   responses: ResponseUrlCall[];
   uploads: string[];
   /** Make the next `times` calls of `method` fail with Slack's `{ok:false,error}` (or HTTP 429 for 'ratelimited'). */
-  fail(method: string, error: string, times?: number, retryAfterS?: number): void;
+  fail(method: string, error: string, times?: number, retryAfterS?: number, when?: (args: Record<string, unknown>) => boolean): void;
   /** Clears every pending failure. */
   heal(): void;
   /** Answer `method` with this body instead of the built-in one (apps.connections.open, say). */
@@ -37,7 +37,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
   const calls: ApiCall[] = [];
   const responses: ResponseUrlCall[] = [];
   const uploads: string[] = [];
-  const failures = new Map<string, { error: string; times: number; retryAfterS: number }>();
+  const failures = new Map<string, { error: string; times: number; retryAfterS: number; when: (args: Record<string, unknown>) => boolean }>();
   const answers = new Map<string, Record<string, unknown>>();
   const groups = new Map<string, string[]>();
   let seq = 100;
@@ -53,7 +53,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
       if (url.pathname.startsWith('/response/')) {
         responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown> });
         const f = failures.get('response_url');
-        if (f && f.times > 0) {
+        if (f && f.times > 0 && f.when(JSON.parse(raw || '{}') as Record<string, unknown>)) {
           f.times -= 1;
           res.writeHead(404);
           res.end('expired_url');
@@ -74,7 +74,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
       calls.push({ method, args, at: performance.now() });
       if (Array.isArray(args.blocks) && args.blocks.length > self.maxBlocks) return send(200, { ok: false, error: 'invalid_blocks' });
       const f = failures.get(method);
-      if (f && f.times > 0) {
+      if (f && f.times > 0 && f.when(args)) {
         f.times -= 1;
         if (f.error === 'ratelimited') return send(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(f.retryAfterS) });
         return send(200, { ok: false, error: f.error });
@@ -109,7 +109,7 @@ export async function startSlackApi(): Promise<SlackApiStandIn> {
     responses,
     uploads,
     groups,
-    fail: (method, error, times = 1, retryAfterS = 30) => void failures.set(method, { error, times, retryAfterS }),
+    fail: (method, error, times = 1, retryAfterS = 30, when = () => true) => void failures.set(method, { error, times, retryAfterS, when }),
     heal: () => failures.clear(),
     answer: (method, body) => void answers.set(method, body),
     maxBlocks: 50,

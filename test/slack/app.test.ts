@@ -88,6 +88,8 @@ test('/seat probe fv: acked at once, posted, updated as findings arrive, then th
   assert.match(blocks, /classifier/);
   assert.match(blocks, /stuck/);
   assert.match(blocks, /Probe again/);
+  assert.match(JSON.stringify(post.args.blocks), /asked by <@U0ONCALL01>/, 'the channel sees who ran it');
+  assert.match(blocks, /asked by <@U0ONCALL01>/);
   assert.ok(!blocks.includes(KEY) && !JSON.stringify(calls).includes(KEY), 'the gateway key never reaches Slack');
   // The hanging alias costs its 600 ms timeout, not more: the final report is in well before the 2 s deadline.
   assert.ok(final.at - t0 < 2000, `final report after ${Math.round(final.at - t0)} ms`);
@@ -217,14 +219,31 @@ test('a final update Slack keeps rate-limiting is retried after Retry-After, the
   assert.match(reply, /the report could not be posted in the channel \(ratelimited \(retry after 1 s\)\); here it is: OK fv: /);
 });
 
-test('a final update that succeeds on the retry lands in the channel', async () => {
+test('a final update that succeeds on the retry lands in the channel, after Retry-After, and nothing goes private', async () => {
   const before = slack.calls.length;
-  // The first progress update and the first final attempt fail; the retry goes through.
-  slack.fail('chat.update', 'ratelimited', 1, 1);
+  const responses = slack.responses.length;
+  // Only the final report is refused, once: progress updates go through.
+  slack.fail('chat.update', 'ratelimited', 1, 1, (args) => /^OK fv: /.test(String(args.text)));
   await command('probe fv --only power');
   await seat.idle();
+  slack.heal();
+  const finals = slack.calls.slice(before).filter((c) => c.method === 'chat.update' && /^OK fv: /.test(String(c.args.text)));
+  assert.equal(finals.length, 2, 'refused once, then sent again');
+  assert.ok(finals[1]!.at - finals[0]!.at >= 900, `retried ${Math.round(finals[1]!.at - finals[0]!.at)} ms later, under Retry-After`);
+  assert.ok(!slack.responses.slice(responses).some((r) => /could not be posted/.test(String(r.body.text))), 'no private fallback');
+});
+
+test('when every final update fails the channel message still says where the report went', async () => {
+  const before = slack.calls.length;
+  const responses = slack.responses.length;
+  // Rate-limited twice with the blocks; the plain-text notice goes through.
+  slack.fail('chat.update', 'ratelimited', 2, 1, (args) => /^OK fv: /.test(String(args.text)));
+  await command('probe fv --only power');
+  await seat.idle();
+  slack.heal();
   const updates = slack.calls.slice(before).filter((c) => c.method === 'chat.update');
-  assert.match(String(updates.at(-1)?.args.text), /^OK fv: /);
+  assert.match(String(updates.at(-1)?.args.text), /^OK fv: .* — the full report could not be posted here \(ratelimited .*\); it was sent privately to <@U0ONCALL01>$/);
+  assert.ok(slack.responses.slice(responses).some((r) => /could not be posted in the channel/.test(String(r.body.text))), 'the report came privately');
 });
 
 test('a double click on Probe again runs one probe; the second click is told one is running', async () => {

@@ -88,3 +88,23 @@ test('a problem line says how it was measured; an up one stays short', () => {
   assert.match(all, /\*a0\* HTTP 500 \(12 ms\)\\n {8}measured: `POST \/v1\/chat\/completions`/);
   assert.ok(!/a1\* ok/.test(all), 'up aliases are listed by name only');
 });
+
+test('an inferred finding reads "inferred:", not "measured:"; a seat without a budget makes the declared sum "?"', () => {
+  const fleet = bigFleet(2);
+  const unset: Finding = { probe: 'gateway', target: 'gateway (admin key)', status: 'unknown', detail: 'K is not set', measuredBy: 'inferred: K is not set in the environment', latencyMs: null };
+  const gpu: Finding = {
+    probe: 'gpu', target: 'h0 GPU0', status: 'up', detail: 'ok', measuredBy: 'nvidia-smi', latencyMs: 5, site: 'fv',
+    data: {
+      kind: 'gpu',
+      gpu: {
+        host: 'h0', index: 0, uuid: null, name: null, totalMiB: 97_887, usedMiB: 40_000, freeMiB: 57_887, processes: [], marginMiB: 53_791, floorMiB: 4096,
+        seats: [{ seat: 's0', declaredMiB: 3_915, declaredBy: 'util 0.04', measuredMiB: 3_000 }, { seat: 's4', declaredMiB: null, declaredBy: 'no budget declared', measuredMiB: 36_000 }],
+      },
+    },
+  };
+  const all = JSON.stringify(renderReport(report(fleet, [unset, gpu]), req).blocks);
+  assert.ok(all.includes('inferred: K is not set in the environment'), all);
+  assert.ok(!all.includes('measured: `inferred'), all);
+  assert.match(all, /used 40,000 · declared \? · free 57,887 of 97,887 MiB/);
+  assert.match(all, /s4 36,000\/\?/);
+});

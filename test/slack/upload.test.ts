@@ -97,3 +97,16 @@ test('blocks Slack refuses (invalid_blocks): the verdict alone is posted and the
   assert.match(JSON.stringify(landed.args.blocks), /full report is attached in the thread/);
   assert.ok(calls.some((c) => c.method === 'files.completeUploadExternal'), 'the rest is attached');
 });
+
+test('a long report that can only go privately says how to see all of it: there is no thread to attach to', async () => {
+  slack.fail('chat.postMessage', 'channel_not_found');
+  const responses = slack.responses.length;
+  await run('probe fv --only aliases', 'U0ONCALL01');
+  await seat.idle();
+  slack.heal();
+  const report = slack.responses.slice(responses).find((r) => /^DOWN fv: 60 of 60 aliases down/.test(String(r.body.text)));
+  assert.ok(report, slack.responses.slice(responses).map((r) => String(r.body.text)).join('\n'));
+  const blocks = JSON.stringify(report.body.blocks);
+  assert.match(blocks, /for all of it, run `seat probe fv` in a terminal/);
+  assert.doesNotMatch(blocks, /attached in the thread/);
+});
