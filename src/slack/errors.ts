@@ -4,6 +4,8 @@ export function slackErrorCode(err: unknown): string {
   if (e?.code === 'slack_webapi_platform_error' && e.data?.error) return e.data.error;
   if (e?.code === 'slack_webapi_rate_limited_error') return `ratelimited (retry after ${e.retryAfter ?? '?'} s)`;
   if (e?.code === 'slack_webapi_http_error') return `http_${e.statusCode ?? 'error'}`;
+  // Bolt's respond(): the response_url answered non-2xx (404 once it expired: 30 minutes or 5 uses).
+  if (e?.code === 'slack_bolt_respond_error') return `response_url_http_${e.statusCode ?? 'error'}${e.statusCode === 404 ? ' (expired)' : ''}`;
   if (e?.code) return e.code;
   if (err instanceof Error && err.name === 'RespondError') return 'response_url_failed';
   return err instanceof Error ? err.message.split('\n')[0] ?? 'error' : String(err);

@@ -35,6 +35,8 @@ aliases:
   return new Fleet(r.value);
 }
 
+const logger = quietLogger();
+
 before(async () => {
   slack = await startSlackApi();
   gateway = await startGateway({
@@ -46,7 +48,7 @@ before(async () => {
     config: { botToken: 'xoxb-test-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
     probeDeps: { env: { SEAT_TEST_ADMIN_KEY: KEY } },
     updateIntervalMs: 100,
-    logger: quietLogger(),
+    logger,
   });
   const port = await seat.start();
   events = `http://127.0.0.1:${port}/slack/events`;
@@ -173,6 +175,24 @@ test('channel_not_found: the person hears why by response_url and still gets the
   const again = await command('probe fv --only aliases');
   assert.equal(again.status, 200);
   await seat.idle();
+});
+
+test('channel gone and the response_url expired: every failure is logged with its code, and the bot keeps answering', async () => {
+  slack.fail('chat.postMessage', 'channel_not_found');
+  slack.fail('response_url', 'expired_url', 10);
+  const logged = logger.lines.length;
+  await command('probe fv --only power');
+  await seat.idle();
+  slack.heal();
+  const lines = logger.lines.slice(logged).join('\n');
+  assert.match(lines, /chat\.postMessage in C0INCIDENT failed: channel_not_found/);
+  assert.match(lines, /the report could not be delivered by any path: response_url_http_404 \(expired\)/);
+  assert.ok(!lines.includes(KEY) && !lines.includes('xoxb-test'), 'no secret in the log');
+  // Still running: the next probe is posted as usual.
+  const before = slack.calls.length;
+  assert.equal((await command('probe fv --only power')).status, 200);
+  await seat.idle();
+  assert.ok(slack.calls.slice(before).some((c) => c.method === 'chat.update' && /^OK fv: /.test(String(c.args.text))));
 });
 
 test('a rate-limited progress update is skipped and the final report still lands', async () => {
