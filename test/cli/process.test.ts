@@ -1,5 +1,6 @@
 // The real entry points as child processes: what a shell sees when the reader goes away, when
-// Ctrl-C arrives mid-probe, and when `npm start` is given an inventory of its own.
+// Ctrl-C arrives mid-probe, and when `npm start` is given an inventory of its own. None starts
+// the drill: its fixed loopback ports belong to the drill tests running beside these.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -10,6 +11,16 @@ import { fileURLToPath } from 'node:url';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const START = fileURLToPath(new URL('../../src/cli/start.ts', import.meta.url));
+
+/** One local GPU host on loopback; the gateway port is closed, its key unset. */
+const LAB_FLEET = `gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: SEAT_TEST_UNSET_KEY } } }
+sites:
+  lab:
+    hosts:
+      lab-gpu: { address: 127.0.0.1, ssh: local, gpus: [{ index: 0 }] }
+seats: {}
+aliases: {}
+`;
 
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -41,17 +52,7 @@ test('Ctrl-C during a probe exits 130 and takes a hanging nvidia-smi with it', {
     // A wedged driver: records its pid, then sleeps in place (exec keeps the pid).
     await writeFile(join(dir, 'nvidia-smi'), `#!/bin/bash\necho $$ > ${JSON.stringify(pidFile)}\nexec sleep 60\n`);
     await chmod(join(dir, 'nvidia-smi'), 0o755);
-    await writeFile(
-      join(dir, 'fleet.yaml'),
-      `gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: SEAT_TEST_UNSET_KEY } } }
-sites:
-  lab:
-    hosts:
-      lab-gpu: { address: 127.0.0.1, ssh: local, gpus: [{ index: 0 }] }
-seats: {}
-aliases: {}
-`,
-    );
+    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--only', 'gpus', '--timeout', '60000', '--inventory', join(dir, 'fleet.yaml')], {
       env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -71,16 +72,29 @@ aliases: {}
   }
 });
 
-test('a reader that closes the pipe early ends the drill run as a closed pipe does (141), stand-ins stopped', { timeout: 90_000 }, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', START, 'probe', 'all'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
-  // Like `| head -1`: read the first line, then close our end.
-  await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
-  child.stdout.destroy();
-  assert.equal(await exited, 141, err);
-  assert.match(err, /starting the drill fleet on loopback/);
+test('a reader that closes the pipe early (| head -1) ends the run as a closed pipe does: exit 141, no stack trace', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-epipe-'));
+  try {
+    // A slow GPU: the report's later lines are written after the reader has gone.
+    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\nsleep 1\necho "No devices were found"\nexit 6\n');
+    await chmod(join(dir, 'nvidia-smi'), 0o755);
+    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--inventory', join(dir, 'fleet.yaml')], {
+      env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    // Like `| head -1`: read the first line, then close our end.
+    const first = await Promise.race([new Promise<string>((r) => child.stdout.once('data', (d: Buffer) => r(d.toString()))), exited.then(() => '')]);
+    assert.ok(first, `the probe wrote nothing before it ended: ${err}`);
+    child.stdout.destroy();
+    assert.equal(await exited, 141, err);
+    assert.ok(!/at .*\.ts:\d+/.test(err), `no stack trace: ${err}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('npm start -- --inventory FILE uses that file: no drill starts, and a missing file is exit 2 naming it', { timeout: 30_000 }, async () => {
