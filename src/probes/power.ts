@@ -110,25 +110,38 @@ export function judgeUps(vars: Record<string, string>, ups: Ups, warnPct: number
   const flags = (vars['ups.status'] ?? '').trim().split(/\s+/).filter(Boolean);
   const loadPct = num(vars['ups.load']);
   const ratedW = num(vars['ups.realpower.nominal']) ?? ups.ratedW ?? null;
-  const loadW = loadPct !== null && ratedW !== null ? Math.round((loadPct * ratedW) / 100) : null;
+  // A UPS that meters its output (ups.realpower) is believed over load % × rating, which is an estimate.
+  const meteredW = num(vars['ups.realpower']);
+  const loadW = meteredW ?? (loadPct !== null && ratedW !== null ? Math.round((loadPct * ratedW) / 100) : null);
+  const loadWFrom: UpsReading['loadWFrom'] = meteredW !== null ? 'ups.realpower' : loadW !== null ? 'load×rating' : null;
   const chargePct = num(vars['battery.charge']);
   const runtimeS = num(vars['battery.runtime']);
-  const reading: UpsReading = { ups: ups.name, status: flags, loadPct, loadW, ratedW, chargePct, runtimeS, vars };
+  const reading: UpsReading = { ups: ups.name, status: flags, loadPct, loadW, loadWFrom, ratedW, chargePct, runtimeS, vars };
 
   const parts = [flags.length > 0 ? flags.join(' ') : 'no ups.status'];
+  const rating = ratedW !== null ? ` of ${fmt(ratedW)} W rating` : '';
   if (loadPct !== null) {
-    const watts = loadW !== null ? ` (${fmt(loadW)} W of ${fmt(ratedW!)} W rating)` : ' (no watt rating: set ratedW in the inventory)';
+    const watts =
+      meteredW !== null ? ` (${fmt(meteredW)} W metered by the UPS${rating})`
+      : loadW !== null ? ` (≈${fmt(loadW)} W${rating}, from load % × rating)`
+      : ' (no watt rating: set ratedW in the inventory)';
     parts.push(`load ${fmt(loadPct)}%${watts}`);
+  } else if (meteredW !== null) {
+    parts.push(`drawing ${fmt(meteredW)} W metered by the UPS${rating}`);
   }
   if (chargePct !== null) parts.push(`battery ${fmt(chargePct)}%`);
   if (runtimeS !== null) parts.push(`runtime ${fmt(runtimeS)} s`);
 
   const problems: string[] = [];
   for (const f of [...DOWN_FLAGS, ...DEGRADED_FLAGS]) if (flags.includes(f)) problems.push(`${f}: ${FLAG_MEANING[f]}`);
-  const overloaded = loadPct !== null && loadPct > warnPct;
-  if (overloaded) {
+  const overPct = loadPct !== null && loadPct > warnPct;
+  const overW = meteredW !== null && ratedW !== null && meteredW > (warnPct * ratedW) / 100;
+  const overloaded = overPct || overW;
+  if (overPct) {
     const of = ratedW !== null ? `${fmt(warnPct)}% of the ${fmt(ratedW)} W rating` : `the ${fmt(warnPct)}% warning threshold`;
     problems.push(`load ${fmt(loadPct)}% is above ${of} — seed 002: the 1500 VA unit was the first device to give`);
+  } else if (overW) {
+    problems.push(`${fmt(meteredW)} W metered is above ${fmt(warnPct)}% of the ${fmt(ratedW!)} W rating (${fmt((warnPct * ratedW!) / 100)} W) although ups.load reads ${loadPct === null ? 'nothing' : `${fmt(loadPct)}%`} — seed 002: the 1500 VA unit was the first device to give`);
   }
 
   let status: FindingStatus;

@@ -76,7 +76,9 @@ export interface UpsReading {
   ups: string;
   status: string[]; // OL, OB, LB, OVER, ...
   loadPct: number | null;
+  /** Watts drawn: metered by the UPS (ups.realpower) when it reports it, else load % × rating. */
   loadW: number | null;
+  loadWFrom: 'ups.realpower' | 'load×rating' | null;
   ratedW: number | null;
   chargePct: number | null;
   runtimeS: number | null;

@@ -84,7 +84,7 @@ test('all up: ok, no runbook', () => {
 
 const ups = (status: string[], finding: FindingStatus, detail: string): Finding => ({
   ...f('ups', 'fvups@x', finding, 'fv', detail),
-  data: { kind: 'ups', ups: { ups: 'fvups', status, loadPct: 86, loadW: 774, ratedW: 900, chargePct: 100, runtimeS: 600, vars: {} } },
+  data: { kind: 'ups', ups: { ups: 'fvups', status, loadPct: 86, loadW: 774, loadWFrom: 'load×rating', ratedW: 900, chargePct: 100, runtimeS: 600, vars: {} } },
 });
 
 test('a UPS on battery proposes ups-overload', () => {

@@ -130,35 +130,47 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
   let overloaded: Upsd; // OL OVER at 86%, reports its own 1000 W rating
   let noDriver: Upsd;
   let stale: Upsd;
+  let metered: Upsd; // reports ups.realpower: what it draws, not an estimate
 
   before(async () => {
-    const ports = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
-    [eaton, goesOnBattery, overloaded, noDriver, stale] = await Promise.all([
+    const ports = await Promise.all([1, 2, 3, 4, 5, 6].map(() => freePort()));
+    [eaton, goesOnBattery, overloaded, noDriver, stale, metered] = await Promise.all([
       startUpsd({ upsName: 'fvups', port: ports[0]!, dev: EATON_OL }),
       startUpsd({ upsName: 'fvups', port: ports[1]!, dev: EATON_OL, mode: 'dummy-loop' }),
       startUpsd({ upsName: 'fvups', port: ports[2]!, dev: { 'ups.status': 'OL OVER', 'ups.load': '86', 'ups.realpower.nominal': '1000', 'battery.charge': '100', 'battery.runtime': '300' } }),
       startUpsd({ upsName: 'fvups', port: ports[3]!, dev: EATON_OL }),
       startUpsd({ upsName: 'fvups', port: ports[4]!, dev: EATON_OL, maxAgeS: 1 }),
+      startUpsd({ upsName: 'fvups', port: ports[5]!, dev: { ...EATON_OL, 'ups.load': '52', 'ups.realpower': '761' } }),
     ]);
   });
   after(async () => {
-    await Promise.all([eaton, goesOnBattery, overloaded, noDriver, stale].map((u) => u?.stop()));
+    await Promise.all([eaton, goesOnBattery, overloaded, noDriver, stale, metered].map((u) => u?.stop()));
   });
 
   test('OL on an Eaton 1500 VA unit: up, watts from the inventory rating since upsd has no realpower.nominal', async () => {
     const f = await run(upsTaskAt(eaton.port));
     assert.equal(f.status, 'up', f.detail);
-    assert.equal(f.detail, 'OL, load 34% (306 W of 900 W rating), battery 100%, runtime 1,540 s');
+    assert.equal(f.detail, 'OL, load 34% (≈306 W of 900 W rating, from load % × rating), battery 100%, runtime 1,540 s');
     assert.equal(f.target, `fvups@127.0.0.1:${eaton.port}`);
     assert.equal(f.measuredBy, `NUT LIST VAR fvups @127.0.0.1:${eaton.port}`);
     assert.equal(f.site, 'fv');
     assert.ok(f.data?.kind === 'ups');
     assert.deepEqual(
-      { status: f.data.ups.status, loadPct: f.data.ups.loadPct, loadW: f.data.ups.loadW, ratedW: f.data.ups.ratedW, chargePct: f.data.ups.chargePct, runtimeS: f.data.ups.runtimeS },
-      { status: ['OL'], loadPct: 34, loadW: 306, ratedW: 900, chargePct: 100, runtimeS: 1540 },
+      { status: f.data.ups.status, loadPct: f.data.ups.loadPct, loadW: f.data.ups.loadW, loadWFrom: f.data.ups.loadWFrom, ratedW: f.data.ups.ratedW, chargePct: f.data.ups.chargePct, runtimeS: f.data.ups.runtimeS },
+      { status: ['OL'], loadPct: 34, loadW: 306, loadWFrom: 'load×rating', ratedW: 900, chargePct: 100, runtimeS: 1540 },
     );
     assert.equal(f.data.ups.vars['ups.power.nominal'], '1500');
     assert.equal(f.data.ups.vars['driver.name'], 'dummy-ups', 'the figures came from the real driver');
+  });
+
+  test('a UPS that meters its output: its watts are believed over load % × rating, and 761 W of 900 W is flagged', async () => {
+    const f = await run(upsTaskAt(metered.port));
+    assert.equal(f.status, 'degraded', f.detail);
+    assert.match(f.detail, /^OL, load 52% \(761 W metered by the UPS of 900 W rating\)/);
+    assert.match(f.detail, /761 W metered is above 80% of the 900 W rating \(720 W\) although ups.load reads 52%/);
+    assert.ok(f.data?.kind === 'ups');
+    assert.equal(f.data.ups.loadW, 761);
+    assert.equal(f.data.ups.loadWFrom, 'ups.realpower');
   });
 
   test('no rating anywhere: the load is shown and the missing ratedW is named', async () => {
@@ -173,7 +185,7 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
     await goesOnBattery.setState({ 'ups.status': 'OB LB', 'ups.load': '41', 'battery.charge': '8', 'battery.runtime': '95' });
     const f = await run(task);
     assert.equal(f.status, 'down', f.detail);
-    assert.match(f.detail, /^OB LB, load 41% \(369 W of 900 W rating\), battery 8%, runtime 95 s — /);
+    assert.match(f.detail, /^OB LB, load 41% \(≈369 W of 900 W rating, from load % × rating\), battery 8%, runtime 95 s — /);
     assert.match(f.detail, /LB: battery low/);
     assert.match(f.detail, /OB: on battery: mains power is lost/);
   });
@@ -181,7 +193,7 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
   test('OL OVER at 86%: degraded, the overload flagged against upsd’s own 1000 W rating and the seed named', async () => {
     const f = await run(upsTaskAt(overloaded.port));
     assert.equal(f.status, 'degraded', f.detail);
-    assert.match(f.detail, /^OL OVER, load 86% \(860 W of 1,000 W rating\)/);
+    assert.match(f.detail, /^OL OVER, load 86% \(≈860 W of 1,000 W rating, from load % × rating\)/);
     assert.match(f.detail, /OVER: the UPS reports an overload/);
     assert.match(f.detail, /load 86% is above 80% of the 1,000 W rating — seed 002: the 1500 VA unit was the first device to give/);
   });
@@ -284,6 +296,12 @@ test('judgeUps: the warning threshold comes from the settings; LB/FSD/OFF are do
   assert.equal(judgeUps({ 'ups.status': 'OB' }, ups, 80).status, 'degraded');
   assert.equal(judgeUps({ 'ups.status': 'OL FSD' }, ups, 80).status, 'down');
   assert.equal(judgeUps({ 'ups.status': 'OFF' }, ups, 80).status, 'down');
+  const metered = judgeUps({ 'ups.status': 'OL', 'ups.realpower': '400' }, ups, 80);
+  assert.equal(metered.status, 'up');
+  assert.match(metered.detail, /^OL, drawing 400 W metered by the UPS of 900 W rating$/, 'watts without ups.load are still shown');
+  const unrated = judgeUps({ 'ups.status': 'OL', 'ups.load': '20', 'ups.realpower': '150' }, { ...ups, ratedW: undefined }, 80);
+  assert.match(unrated.detail, /^OL, load 20% \(150 W metered by the UPS\)/, 'metered watts need no rating');
+  assert.equal(judgeUps({ 'ups.status': 'OL', 'ups.load': '20', 'ups.realpower': '721' }, ups, 80).status, 'degraded');
   const none = judgeUps({ 'ups.load': '10' }, ups, 80);
   assert.equal(none.status, 'unknown');
   assert.match(none.detail, /^no ups.status, load 10%/);
