@@ -28,10 +28,14 @@ const SECTIONS: { title: string; probes: Finding['probe'][] }[] = [
   { title: 'Power and out-of-band', probes: ['ups', 'bmc', 'firewall', 'host'] },
 ];
 
+/** What a drill report says first: whose figures these are. */
+export const DRILL_NOTE = (fleet: string): string => `fleet "${fleet}": every figure below comes from loopback stand-ins, not from the real fleet`;
+
 export function renderReport(report: ProbeReport, o: RenderOptions): string {
   const out: string[] = [];
   const v = report.verdict;
   const head = v.status === 'ok' ? 'OK' : v.status === 'down' ? 'DOWN' : 'DEGRADED';
+  if (report.drill) out.push(`${o.colour ? '\x1b[1;36mDRILL\x1b[0m' : 'DRILL'} ${DRILL_NOTE(report.fleet)}`);
   out.push(`${o.colour ? `\x1b[1m${head}\x1b[0m` : head} ${report.site}: ${v.headline}`);
   for (const line of v.lines.slice(v.lines[0] === v.headline ? 1 : 0)) out.push(`  ${line}`);
   for (const section of o.sections === false ? [] : SECTIONS) {

@@ -17,6 +17,9 @@ export interface ProbeRequest {
 
 export interface ProbeReport {
   site: string;
+  /** The inventory's fleet name, and whether it is a drill of stand-ins. */
+  fleet: string;
+  drill: boolean;
   sites: string[];
   startedAt: string;
   finishedAt: string;
@@ -81,6 +84,8 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   const summary = summarize(fleet, ordered);
   return {
     site: req.site,
+    fleet: fleet.inventory.fleet,
+    drill: fleet.inventory.drill,
     sites,
     startedAt: startedAt.toISOString(),
     finishedAt: clock().toISOString(),
@@ -126,6 +131,8 @@ export function reportJson(report: ProbeReport): object {
     })),
     summary: report.summary,
     verdict: report.verdict,
+    fleet: report.fleet,
+    drill: report.drill,
   };
 }
 

@@ -122,6 +122,8 @@ export const OnCallSchema = z.strictObject({
 
 export const InventorySchema = z.strictObject({
   fleet: z.string().default('fleet'),
+  /** A fleet of stand-ins (the drill): every report it gives is marked DRILL, so none is taken for the real fleet. */
+  drill: z.boolean().default(false),
   settings: SettingsSchema.default(SettingsSchema.parse({})),
   oncall: OnCallSchema.default(OnCallSchema.parse({})),
   gateway: GatewaySchema,

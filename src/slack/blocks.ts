@@ -66,13 +66,14 @@ export function renderVerdictOnly(report: ProbeReport, req: ProbeRequest, askedB
 }
 
 export function headlineText(report: ProbeReport): string {
-  return esc(`${report.verdict.status.toUpperCase()} ${report.site}: ${report.verdict.headline}`);
+  return esc(`${report.drill ? 'DRILL ' : ''}${report.verdict.status.toUpperCase()} ${report.site}: ${report.verdict.headline}`);
 }
 
 function verdictBlocks(report: ProbeReport): KnownBlock[] {
   const v = report.verdict;
   const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
   const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
+  if (report.drill) top.unshift(section(`:test_tube: *DRILL* — fleet “${esc(report.fleet)}”: every figure below comes from loopback stand-ins, not from the real fleet`));
   const rest = v.lines.filter((l) => l !== v.headline);
   if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
   return top;

@@ -52,6 +52,8 @@ test('seat probe ana --json: one object with the named fields, seed 000 measured
   const report = JSON.parse(o.out()) as Record<string, unknown> & { findings: Record<string, unknown>[]; verdict: { runbook: string; headline: string } };
   assert.deepEqual(Object.keys(report).slice(0, 7), ['site', 'startedAt', 'finishedAt', 'durationMs', 'findings', 'summary', 'verdict']);
   assert.equal(report.site, 'ana');
+  assert.equal(report.fleet, 'drill');
+  assert.equal(report.drill, true, 'a drill report says so in --json too');
   for (const f of report.findings) {
     for (const k of ['probe', 'target', 'status', 'detail', 'measuredBy', 'latencyMs']) assert.ok(k in f, `finding lacks ${k}`);
     assert.ok(['up', 'down', 'degraded', 'unknown'].includes(String(f.status)));
@@ -74,9 +76,25 @@ test('piped output streams plain lines, then the report with how it was measured
   const text = o.out();
   assert.ok(!text.includes('\x1b['), 'no escape codes when piped');
   assert.match(text, /^ok {3}gpu {6}fv-ml1 GPU\d/m);
-  assert.match(text, /^OK fv: all 4 checks up$/m);
+  assert.match(text, /^DRILL fleet "drill": every figure below comes from loopback stand-ins, not from the real fleet\nOK fv: all 4 checks up$/m);
   assert.match(text, /4 findings: 4 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
   assert.equal(text.match(/fv-ml1 GPU0 /g)?.length, 1, 'each finding once when piped');
+});
+
+test('a fleet that is not a drill gets no DRILL mark', async () => {
+  const inv = structuredClone(drill.fleet.inventory);
+  inv.settings.probeTimeoutMs = 1500;
+  inv.fleet = 'prod';
+  inv.drill = false;
+  const file = join(dir, 'prod.yaml');
+  await writeFile(file, stringify(inv));
+  const o = io(false);
+  await runCli(['--inventory', file, 'probe', 'fv', '--only', 'gpus'], o);
+  assert.doesNotMatch(o.out(), /DRILL/);
+  assert.match(o.out(), /^OK fv: all 4 checks up$/m);
+  const j = io(false);
+  await runCli(['--inventory', file, 'probe', 'fv', '--only', 'gpus', '--json'], j);
+  assert.equal((JSON.parse(j.out()) as { drill: boolean }).drill, false);
 });
 
 test('a scope with nothing to probe says so and is not "all up"', async () => {

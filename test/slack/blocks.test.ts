@@ -20,7 +20,7 @@ function report(fleet: Fleet, findings: Finding[]): ProbeReport {
   const ordered = sortFindings(findings);
   const summary = summarize(fleet, ordered);
   return {
-    site: 'fv', sites: ['fv'], startedAt: '2026-09-13T06:58:40.000Z', finishedAt: '2026-09-13T06:58:43.100Z', durationMs: 3100,
+    site: 'fv', fleet: 'fleet', drill: false, sites: ['fv'], startedAt: '2026-09-13T06:58:40.000Z', finishedAt: '2026-09-13T06:58:43.100Z', durationMs: 3100,
     timeoutMs: 3000, deadlineMs: 10000, findings: ordered, summary, verdict: decide(['fv'], ordered, summary),
   };
 }
@@ -58,6 +58,20 @@ test('a small report fits whole: down aliases first, grouped by host, with the b
   const button = actions.elements[0];
   assert.ok(button?.type === 'button');
   assert.deepEqual(JSON.parse(button.value ?? ''), req);
+});
+
+test('a drill report says DRILL first, in the notification and the message, so no one takes it for the fleet', () => {
+  const fleet = bigFleet(4);
+  const findings = [alias('a0', 'down', 'gateway OK, backend 500')];
+  const real = renderReport(report(fleet, findings), req);
+  assert.doesNotMatch(real.text, /DRILL/);
+  assert.doesNotMatch(JSON.stringify(real.blocks), /DRILL/);
+  const drill = renderReport({ ...report(fleet, findings), fleet: 'drill', drill: true }, req);
+  assert.match(drill.text, /^DRILL DOWN fv: /);
+  const first = drill.blocks[0];
+  assert.ok(first?.type === 'section' && first.text?.type === 'mrkdwn');
+  assert.match(first.text.text, /^:test_tube: \*DRILL\* — fleet “drill”: every figure below comes from loopback stand-ins, not from the real fleet$/);
+  assert.equal(drill.blocks.length, real.blocks.length + 1);
 });
 
 test('GPU lines carry a bar with used, declared and free MiB and flag the margin', () => {
