@@ -30,7 +30,7 @@ test('npm start with tokens: the bot answers /seat probe on the drill fleet, and
     // The drill's on-call list is U0ONCALL01/02 in C0INCIDENT.
     const res = await signedPost(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ text: 'probe ana', responseUrl: `${slack.base}/response/s` }), { secret: SECRET });
     assert.equal(res.status, 200);
-    await slack.waitFor((s) => s.calls.some((c) => c.method === 'chat.update' && /^DOWN ana: 1 of 30 aliases down, all routed to ana-ml2/.test(String(c.args.text))), 30_000);
+    await slack.waitFor((s) => s.calls.some((c) => c.method === 'chat.update' && /^DRILL DOWN ana: 1 of 30 aliases down, all routed to ana-ml2/.test(String(c.args.text))), 30_000);
   } finally {
     child.kill('SIGTERM');
     assert.equal(await exited, 0, err);
