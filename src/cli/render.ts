@@ -1,6 +1,7 @@
 // Text rendering of the core's data for a terminal. Plain lines when piped, colour on a TTY.
 import { format } from 'date-fns/format';
 import type { ProbeReport } from '../commands/probe.ts';
+import { declaredTotalText } from '../probes/gpu.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
 
 const MARK: Record<FindingStatus, string> = { up: 'ok  ', down: 'DOWN', degraded: 'WARN', unknown: '??  ' };
@@ -29,7 +30,7 @@ const SECTIONS: { title: string; probes: Finding['probe'][] }[] = [
 ];
 
 /** What a drill report says first: whose figures these are. */
-export const DRILL_NOTE = (fleet: string): string => `fleet "${fleet}": every figure below comes from loopback stand-ins, not from the real fleet`;
+export const DRILL_NOTE = (fleet: string): string => `fleet "${fleet}": every figure in this report comes from loopback stand-ins, not from the real fleet`;
 
 export function renderReport(report: ProbeReport, o: RenderOptions): string {
   const out: string[] = [];
@@ -67,8 +68,7 @@ function gpuBars(f: Finding, o: RenderOptions): string[] {
   cells[Math.min(floorAt, width - 1)] = '|';
   const under = g.marginMiB !== null && g.marginMiB < 0;
   const bar = under && o.colour ? `\x1b[31m${cells.join('')}\x1b[0m` : cells.join('');
-  // A seat with no declared budget makes the sum unknown, not smaller.
-  const declared = g.seats.length ? ` · declared ${g.seats.some((s) => s.declaredMiB === null) ? '?' : n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
+  const declared = g.seats.length ? ` · declared ${declaredTotalText(g.seats)}` : '';
   return [`         [${bar}] used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(g.freeMiB)} MiB`];
 }
 

@@ -349,6 +349,7 @@ function seatUse(ref: SeatRef, totalMiB: number | null, onGpu: ProcessRow[] | nu
   const s = ref.seat;
   let declaredMiB: number | null = null;
   let declaredBy: string;
+  const kv = s.kvCacheMemoryBytes !== undefined;
   if (s.kvCacheMemoryBytes !== undefined) {
     declaredMiB = Math.round(s.kvCacheMemoryBytes / 2 ** 20);
     declaredBy = `kv-cache-memory-bytes ${n(s.kvCacheMemoryBytes)} (weights not included)`;
@@ -363,7 +364,7 @@ function seatUse(ref: SeatRef, totalMiB: number | null, onGpu: ProcessRow[] | nu
     if (alone) measuredMiB = sum(onGpu);
     else if (s.process) measuredMiB = sum(onGpu.filter((p) => p.name.includes(s.process!)));
   }
-  return { seat: ref.name, declaredMiB, declaredBy, measuredMiB };
+  return { seat: ref.name, declaredMiB, declaredBy, ...(kv ? { kvCacheOnly: true as const } : {}), measuredMiB };
 }
 
 function sum(ps: ProcessRow[]): number | null {
@@ -376,9 +377,20 @@ function sum(ps: ProcessRow[]): number | null {
 }
 
 function seatLine(s: GpuSeatUse): string {
-  const d = s.declaredMiB === null ? '?' : n(s.declaredMiB);
   const m = s.measuredMiB === null ? '?' : n(s.measuredMiB);
-  return `${s.seat} declared ${d} / measured ${m} MiB`;
+  return `${s.seat} declared ${declaredText(s)} / measured ${m} MiB`;
+}
+
+/** One seat's declared budget as shown: ? when undeclared; a KV-cache budget says the weights come on top. */
+export function declaredText(s: GpuSeatUse): string {
+  return s.declaredMiB === null ? '?' : `${n(s.declaredMiB)}${s.kvCacheOnly ? ' KV cache + weights' : ''}`;
+}
+
+/** The seats' budgets added up: unknown (?) when one is undeclared, never smaller; "+ weights" when one is KV cache only. */
+export function declaredTotalText(seats: GpuSeatUse[]): string {
+  if (seats.some((s) => s.declaredMiB === null)) return '?';
+  const total = n(seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0));
+  return seats.some((s) => s.kvCacheOnly) ? `${total} + weights` : total;
 }
 
 /** The argv as a person would retype it: plain words bare, anything else single-quoted. */

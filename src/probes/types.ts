@@ -53,6 +53,8 @@ export interface GpuSeatUse {
   /** util × total, or the KV bytes, in MiB: what the engine was told it may take. */
   declaredMiB: number | null;
   declaredBy: string;
+  /** The budget is kv-cache-memory-bytes: the weights come on top of it. */
+  kvCacheOnly?: true;
   /** What nvidia-smi's compute-apps says its processes hold; null when not attributable. */
   measuredMiB: number | null;
 }

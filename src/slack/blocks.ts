@@ -2,6 +2,7 @@
 // 3000 characters a section); what does not fit is summarised here and attached as a file.
 import type { types } from '@slack/bolt';
 import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
+import { declaredText, declaredTotalText } from '../probes/gpu.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
 
 export const MAX_BLOCKS = 50;
@@ -73,7 +74,7 @@ function verdictBlocks(report: ProbeReport): KnownBlock[] {
   const v = report.verdict;
   const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
   const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
-  if (report.drill) top.unshift(section(`:test_tube: *DRILL* — fleet “${esc(report.fleet)}”: every figure below comes from loopback stand-ins, not from the real fleet`));
+  if (report.drill) top.unshift(section(`:test_tube: *DRILL* — fleet “${esc(report.fleet)}”: every figure in this report comes from loopback stand-ins, not from the real fleet`));
   const rest = v.lines.filter((l) => l !== v.headline);
   if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
   return top;
@@ -149,12 +150,11 @@ function gpuLines(report: ProbeReport): string[] {
       lines.push(findingLine(f));
       continue;
     }
-    // A seat with no declared budget makes the sum unknown, not smaller.
-    const declared = g.seats.length ? ` · declared ${g.seats.some((s) => s.declaredMiB === null) ? '?' : n(g.seats.reduce((a, s) => a + (s.declaredMiB ?? 0), 0))}` : '';
+    const declared = g.seats.length ? ` · declared ${declaredTotalText(g.seats)}` : '';
     const width = 20;
     const usedCells = total > 0 ? Math.min(width, Math.max(0, Math.round(((total - free) / total) * width))) : 0;
     const bar = '█'.repeat(usedCells) + '░'.repeat(Math.max(0, width - usedCells));
-    const seats = g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : n(s.measuredMiB)}/${s.declaredMiB === null ? '?' : n(s.declaredMiB)}`).join(', ');
+    const seats = g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : n(s.measuredMiB)}/${declaredText(s)}`).join(', ');
     lines.push(
       `${ICON[f.status]} \`${esc(f.target)}\` \`${bar}\` used ${g.usedMiB === null ? '?' : n(g.usedMiB)}${declared} · free ${n(free)} of ${n(total)} MiB${g.marginMiB !== null && g.marginMiB < 0 ? ' — *under the floor*' : ''}${seats ? `\n      seats (measured/declared MiB): ${esc(seats)}` : ''}`,
     );

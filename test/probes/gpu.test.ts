@@ -122,9 +122,9 @@ test('seed 000: GPU1 at 216 MiB free of 97,887 is flagged under the floor, seats
   assert.equal(
     f1?.detail,
     '216 MiB free of 97,887 (floor 4,096): under the margin floor — seats on it: vllm-embed declared 3,426 / measured 3,482 MiB, ' +
-      'rerank-ana declared 4,894 / measured 5,310 MiB, ocr-batch declared 4,096 / measured ? MiB',
+      'rerank-ana declared 4,894 / measured 5,310 MiB, ocr-batch declared 4,096 KV cache + weights / measured ? MiB',
   );
-  assert.deepEqual(g1.seats[2], { seat: 'ocr-batch', declaredMiB: 4096, declaredBy: 'kv-cache-memory-bytes 4,294,967,296 (weights not included)', measuredMiB: null });
+  assert.deepEqual(g1.seats[2], { seat: 'ocr-batch', declaredMiB: 4096, declaredBy: 'kv-cache-memory-bytes 4,294,967,296 (weights not included)', kvCacheOnly: true, measuredMiB: null });
   assert.equal(g1.processes.length, 4, 'the processes of other tenants are listed too');
   assert.equal(g1.processes.reduce((s, p) => s + (p.usedMiB ?? 0), 0), 97_137);
 });
@@ -366,6 +366,8 @@ test('the drill fleet through drills/bin: every GPU measured, only ana-ml2 GPU1 
   }
   assert.equal(gpuOf(all['fv-ml1 GPU2']).seats[0]?.declaredBy, 'kv-cache-memory-bytes 15,032,385,536 (weights not included)');
   assert.equal(gpuOf(all['fv-ml1 GPU2']).seats[0]?.declaredMiB, 14_336);
+  // seed 002: 14.00 GiB of KV cache pinned, 74 GiB of weights on top — the report must not read as a 5x overrun.
+  assert.match(all['fv-ml1 GPU2']!.detail, /flash-next declared 14,336 KV cache \+ weights \/ measured 78,410 MiB/);
   assert.deepEqual(gpuOf(all['ana-ml2 GPU0']).seats.map((s) => [s.seat, s.measuredMiB]), [['mog-sec', 55_126]]);
   assert.deepEqual(gpuOf(all['ana-ml2 GPU1']).seats.map((s) => [s.seat, s.measuredMiB]), [['vllm-embed', 3_482], ['rerank-ana', 5_310]]);
   assert.equal(gpuOf(all['ana-ml2 GPU1']).freeMiB, 216);

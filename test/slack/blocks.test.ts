@@ -70,7 +70,7 @@ test('a drill report says DRILL first, in the notification and the message, so n
   assert.match(drill.text, /^DRILL DOWN fv: /);
   const first = drill.blocks[0];
   assert.ok(first?.type === 'section' && first.text?.type === 'mrkdwn');
-  assert.match(first.text.text, /^:test_tube: \*DRILL\* — fleet “drill”: every figure below comes from loopback stand-ins, not from the real fleet$/);
+  assert.match(first.text.text, /^:test_tube: \*DRILL\* — fleet “drill”: every figure in this report comes from loopback stand-ins, not from the real fleet$/);
   assert.equal(drill.blocks.length, real.blocks.length + 1);
 });
 
@@ -86,6 +86,18 @@ test('GPU lines carry a bar with used, declared and free MiB and flag the margin
   assert.match(all, /used 97,671 · declared 3,426 · free 216 of 97,887 MiB — \*under the floor\*/);
   assert.match(all, /vllm-embed 3,398\/3,426/);
   assert.match(all, /1 under the 4,096 MiB free floor/);
+});
+
+test('a KV-cache budget says the weights come on top, in the seat and in the sum', () => {
+  const fleet = bigFleet(1);
+  const gpu: Finding = {
+    probe: 'gpu', target: 'fv-ml1 GPU2', status: 'up', detail: '18,943 MiB free', measuredBy: 'nvidia-smi', latencyMs: 40,
+    data: { kind: 'gpu', gpu: { host: 'fv-ml1', index: 2, uuid: null, name: null, totalMiB: 97_887, usedMiB: 78_944, freeMiB: 18_943, floorMiB: 4096, marginMiB: 14_847, processes: [],
+      seats: [{ seat: 'flash-next', declaredMiB: 14_336, declaredBy: 'kv-cache-memory-bytes', kvCacheOnly: true, measuredMiB: 78_410 }] } },
+  };
+  const all = JSON.stringify(renderReport(report(fleet, [gpu]), req).blocks);
+  assert.match(all, /used 78,944 · declared 14,336 \+ weights · free 18,943 of 97,887 MiB/);
+  assert.match(all, /flash-next 78,410\/14,336 KV cache \+ weights/);
 });
 
 test('progress shows how far along and what is already down', () => {
