@@ -1,6 +1,6 @@
 // Text rendering of the core's data for a terminal. Plain lines when piped, colour on a TTY.
 import { format } from 'date-fns/format';
-import type { ProbeReport } from '../commands/probe.ts';
+import { DRILL_SOURCE, type ProbeReport } from '../commands/probe.ts';
 import { declaredTotalText } from '../probes/gpu.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
 
@@ -29,14 +29,11 @@ const SECTIONS: { title: string; probes: Finding['probe'][] }[] = [
   { title: 'Power and out-of-band', probes: ['ups', 'bmc', 'firewall', 'host'] },
 ];
 
-/** What a drill report says first: whose figures these are. */
-export const DRILL_NOTE = (fleet: string): string => `fleet "${fleet}": every figure in this report comes from loopback stand-ins, not from the real fleet`;
-
 export function renderReport(report: ProbeReport, o: RenderOptions): string {
   const out: string[] = [];
   const v = report.verdict;
   const head = v.status === 'ok' ? 'OK' : v.status === 'down' ? 'DOWN' : 'DEGRADED';
-  if (report.drill) out.push(`${o.colour ? '\x1b[1;36mDRILL\x1b[0m' : 'DRILL'} ${DRILL_NOTE(report.fleet)}`);
+  if (report.drill) out.push(`${o.colour ? '\x1b[1;36mDRILL\x1b[0m' : 'DRILL'} fleet "${report.fleet}": ${DRILL_SOURCE}`);
   out.push(`${o.colour ? `\x1b[1m${head}\x1b[0m` : head} ${report.site}: ${v.headline}`);
   for (const line of v.lines.slice(v.lines[0] === v.headline ? 1 : 0)) out.push(`  ${line}`);
   for (const section of o.sections === false ? [] : SECTIONS) {

@@ -15,6 +15,9 @@ export interface ProbeRequest {
   paid: boolean;
 }
 
+/** What a drill report says of its figures, in every front end. */
+export const DRILL_SOURCE = 'every figure in this report comes from loopback stand-ins, not from the real fleet';
+
 export interface ProbeReport {
   site: string;
   /** The inventory's fleet name, and whether it is a drill of stand-ins. */

@@ -349,10 +349,10 @@ function seatUse(ref: SeatRef, totalMiB: number | null, onGpu: ProcessRow[] | nu
   const s = ref.seat;
   let declaredMiB: number | null = null;
   let declaredBy: string;
-  const kv = s.kvCacheMemoryBytes !== undefined;
-  if (s.kvCacheMemoryBytes !== undefined) {
-    declaredMiB = Math.round(s.kvCacheMemoryBytes / 2 ** 20);
-    declaredBy = `kv-cache-memory-bytes ${n(s.kvCacheMemoryBytes)} (weights not included)`;
+  const kvBytes = s.kvCacheMemoryBytes;
+  if (kvBytes !== undefined) {
+    declaredMiB = Math.round(kvBytes / 2 ** 20);
+    declaredBy = `kv-cache-memory-bytes ${n(kvBytes)} (weights not included)`;
   } else if (s.gpuMemoryUtilization !== undefined) {
     declaredMiB = totalMiB === null ? null : Math.round(s.gpuMemoryUtilization * totalMiB);
     declaredBy = `gpu-memory-utilization ${s.gpuMemoryUtilization} × ${totalMiB === null ? '? (total not reported)' : `${n(totalMiB)} MiB`}`;
@@ -364,7 +364,7 @@ function seatUse(ref: SeatRef, totalMiB: number | null, onGpu: ProcessRow[] | nu
     if (alone) measuredMiB = sum(onGpu);
     else if (s.process) measuredMiB = sum(onGpu.filter((p) => p.name.includes(s.process!)));
   }
-  return { seat: ref.name, declaredMiB, declaredBy, ...(kv ? { kvCacheOnly: true as const } : {}), measuredMiB };
+  return { seat: ref.name, declaredMiB, declaredBy, ...(kvBytes !== undefined ? { kvCacheOnly: true as const } : {}), measuredMiB };
 }
 
 function sum(ps: ProcessRow[]): number | null {

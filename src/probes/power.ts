@@ -102,6 +102,7 @@ const FLAG_MEANING: Record<string, string> = {
   BYPASS: 'on bypass: the load has no battery protection',
   RB: 'the battery needs replacing',
 };
+const SEED_002 = ' — seed 002: the 1500 VA unit was the first device to give';
 const DOWN_FLAGS = ['LB', 'FSD', 'OFF'];
 const DEGRADED_FLAGS = ['OB', 'OVER', 'BYPASS', 'RB'];
 
@@ -139,9 +140,9 @@ export function judgeUps(vars: Record<string, string>, ups: Ups, warnPct: number
   const overloaded = overPct || overW;
   if (overPct) {
     const of = ratedW !== null ? `${fmt(warnPct)}% of the ${fmt(ratedW)} W rating` : `the ${fmt(warnPct)}% warning threshold`;
-    problems.push(`load ${fmt(loadPct)}% is above ${of} — seed 002: the 1500 VA unit was the first device to give`);
+    problems.push(`load ${fmt(loadPct)}% is above ${of}${SEED_002}`);
   } else if (overW) {
-    problems.push(`${fmt(meteredW)} W metered is above ${fmt(warnPct)}% of the ${fmt(ratedW!)} W rating (${fmt((warnPct * ratedW!) / 100)} W) although ups.load reads ${loadPct === null ? 'nothing' : `${fmt(loadPct)}%`} — seed 002: the 1500 VA unit was the first device to give`);
+    problems.push(`${fmt(meteredW)} W metered is above ${fmt(warnPct)}% of the ${fmt(ratedW!)} W rating (${fmt((warnPct * ratedW!) / 100)} W) although ups.load reads ${loadPct === null ? 'nothing' : `${fmt(loadPct)}%`}${SEED_002}`);
   }
 
   let status: FindingStatus;

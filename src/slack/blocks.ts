@@ -1,7 +1,7 @@
 // Block Kit rendering of the core's probe data. Stays inside Slack's limits (50 blocks a message,
 // 3000 characters a section); what does not fit is summarised here and attached as a file.
 import type { types } from '@slack/bolt';
-import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
+import { DRILL_SOURCE, type ProbeReport, type ProbeRequest } from '../commands/probe.ts';
 import { declaredText, declaredTotalText } from '../probes/gpu.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
 
@@ -74,7 +74,7 @@ function verdictBlocks(report: ProbeReport): KnownBlock[] {
   const v = report.verdict;
   const head = v.status === 'ok' ? ':white_check_mark: *OK*' : v.status === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
   const top: KnownBlock[] = [section(`${head} *${esc(report.site)}*: ${esc(v.headline)}`)];
-  if (report.drill) top.unshift(section(`:test_tube: *DRILL* — fleet “${esc(report.fleet)}”: every figure in this report comes from loopback stand-ins, not from the real fleet`));
+  if (report.drill) top.unshift(section(`:test_tube: *DRILL* — fleet “${esc(report.fleet)}”: ${DRILL_SOURCE}`));
   const rest = v.lines.filter((l) => l !== v.headline);
   if (rest.length) top.push(section(rest.map((l) => `• ${esc(l)}`).join('\n')));
   return top;
