@@ -1,4 +1,5 @@
 // `seat ...` from a shell. One top-level catch decides the exit code; no stack trace reaches a person.
+import { createReaper } from '../probes/edge/exec.ts';
 import { runCli } from './run.ts';
 
 async function main(): Promise<void> {
@@ -9,15 +10,22 @@ async function main(): Promise<void> {
     process.stderr.write(`seat: cannot write the report: ${err.message.split('\n')[0]}\n`);
     process.exit(3);
   });
-  // Ctrl-C / kill: exit through process.exit so the 'exit' hooks stop probes still running
-  // in their own process groups (ssh, nvidia-smi).
-  // (`seat bot` has its own: it stops gracefully.)
+  // Children run in process groups of their own (ssh, nvidia-smi, ping) and do not get the terminal's
+  // Ctrl-C: the reaper kills the ones still running on the way out. (`seat bot` stops gracefully.)
+  const reaper = createReaper();
+  process.once('exit', () => reaper.killAll());
   if (!process.argv.slice(2).includes('bot')) {
-    process.once('SIGINT', () => process.exit(130));
-    process.once('SIGTERM', () => process.exit(143));
+    process.once('SIGINT', () => {
+      reaper.killAll();
+      process.exit(130);
+    });
+    process.once('SIGTERM', () => {
+      reaper.killAll();
+      process.exit(143);
+    });
   }
   try {
-    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper } });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);

@@ -1,87 +1,80 @@
 // The terminal front end: argv → the shared command parser → the core → text. Every side effect
 // comes in through `io`, so tests drive it in-process.
 import { Fleet } from '../inventory/fleet.ts';
-import { loadInventory } from '../inventory/load.ts';
-import { parseTokens, USAGE, type Command } from '../commands/parse.ts';
-import { exitCodeFor, reportJson, runProbe, type ProbeDeps } from '../commands/probe.ts';
-import { findingLine, progressLine, renderReport } from './render.ts';
+import { loadInventory, type LoadResult } from '../inventory/load.ts';
+import type { ReadOptions } from '../inventory/read.ts';
+import { helpFor, parseTokens, USAGE } from '../commands/parse.ts';
+import type { ProbeDeps } from '../commands/probe.ts';
+import { describeFleet } from './check.ts';
+import { PACKAGE_NAME, readVersion } from './version.ts';
 
 export interface CliIo {
   stdout: { write(s: string): unknown; isTTY?: boolean };
   stderr: { write(s: string): unknown };
   env: NodeJS.ProcessEnv;
   probeDeps?: ProbeDeps;
+  /** How the inventory file is read (its size cap and timeout); tests shorten them. */
+  inventoryRead?: ReadOptions;
   /** For `seat bot`: resolves when the bot should stop (default: SIGINT/SIGTERM). */
   until?: Promise<void>;
 }
 
 export type ExitCode = 0 | 1 | 2 | 3;
 
+const NO_INVENTORY = 'no inventory: pass --inventory FILE or set SEAT_INVENTORY (the drill fleet is drills/fleet.yaml)';
+
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   const split = splitGlobalOptions(argv);
   if (!split.ok) return usageError(io, split.error);
+  // Verbs and flags are checked before any inventory is read: a typo is told as a typo, and
+  // help and --version answer on a machine with no inventory yet.
+  const early = parseTokens(split.rest, null);
+  if (!early.ok) return usageError(io, early.error);
+  const command = early.command;
+  switch (command.verb) {
+    case 'help': {
+      const text = command.topic === undefined ? USAGE : helpFor(command.topic);
+      io.stdout.write(`${text ?? USAGE}\n`);
+      return 0;
+    }
+    case 'version': {
+      const version = await readVersion();
+      io.stdout.write(`${PACKAGE_NAME} ${version ?? 'unknown (no package.json found beside the program)'}\n`);
+      return 0;
+    }
+    default:
+      break;
+  }
   const inventoryPath = split.inventory ?? io.env.SEAT_INVENTORY;
-
-  // help needs no inventory: a newcomer can read it before writing one.
-  const early = parseTokens(split.rest, []);
-  if (early.ok && early.command.verb === 'help') {
-    io.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  if (!inventoryPath) return usageError(io, 'no inventory: pass --inventory FILE or set SEAT_INVENTORY (the drill fleet is drills/fleet.yaml)');
-  const loaded = await loadInventory(inventoryPath);
-  if (!loaded.ok) {
-    io.stderr.write(`seat: ${inventoryPath} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
-    return 2;
-  }
+  if (!inventoryPath) return usageError(io, NO_INVENTORY);
+  const loaded = await loadInventory(inventoryPath, io.inventoryRead);
+  if (!loaded.ok) return badInventory(io, inventoryPath, loaded);
   for (const w of loaded.warnings) io.stderr.write(`seat: warning: ${w}\n`);
   const fleet = new Fleet(loaded.value);
-  // `bot` is the terminal's way into Slack, not part of the shared grammar.
-  if (split.rest[0] === 'bot') {
-    if (split.rest.length > 1) return usageError(io, `bot takes no arguments, got "${split.rest.slice(1).join(' ')}"`);
-    // Loaded only here: Bolt is heavy, and a terminal probe at 3 a.m. should not pay for it.
-    const { runBot } = await import('./bot.ts');
-    return runBot(fleet, io);
-  }
-  const parsed = parseTokens(split.rest, fleet.siteNames);
-  if (!parsed.ok) return usageError(io, parsed.error);
-  return execute(parsed.command, fleet, io);
-}
-
-async function execute(command: Command, fleet: Fleet, io: CliIo): Promise<ExitCode> {
   switch (command.verb) {
-    case 'help':
-      io.stdout.write(`${USAGE}\n`);
+    case 'check':
+      io.stdout.write(`${describeFleet(fleet, inventoryPath, io.env)}\n`);
       return 0;
+    case 'bot': {
+      // Loaded only here: Bolt is heavy, and a terminal probe at 3 a.m. should not pay for it.
+      const { runBot } = await import('../slack/main.ts');
+      return runBot(fleet, io);
+    }
     case 'probe': {
-      const tty = io.stdout.isTTY === true && !command.json;
-      const colour = tty && !io.env.NO_COLOR;
-      let bad = 0;
-      const report = await runProbe(fleet, command, {
-        ...io.probeDeps,
-        onEvent: (e) => {
-          if (command.json) return;
-          if (e.type === 'start') {
-            if (tty) io.stdout.write(progressLine(command.site, 0, e.total, 0));
-            return;
-          }
-          const problems = e.findings.filter((f) => f.status !== 'up');
-          bad += problems.filter((f) => f.status !== 'unknown').length;
-          if (tty) {
-            // Problems stream above a rewritten status line; the full report follows at the end.
-            const lines = problems.map((f) => `${findingLine(f, { colour })}\n`).join('');
-            io.stdout.write(`\r\x1b[2K${lines}${progressLine(command.site, e.done, e.total, bad)}`);
-          } else if (e.findings.length > 0) {
-            // Piped: every finding once, as a plain line, as it arrives; then only the verdict.
-            io.stdout.write(`${e.findings.map((f) => findingLine(f, { colour: false })).join('\n')}\n`);
-          }
-        },
-      });
-      if (command.json) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
-      else io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${renderReport(report, { colour, sections: tty })}\n`);
-      return exitCodeFor(report);
+      // Now the sites are known: the site argument is checked against them.
+      const parsed = parseTokens(split.rest, fleet.siteNames);
+      if (!parsed.ok) return usageError(io, parsed.error);
+      if (parsed.command.verb !== 'probe') return usageError(io, `expected a probe command, got ${parsed.command.verb}`);
+      // Loaded only here: help, --version and check answer without the probes' code.
+      const { probeToTerminal } = await import('./run-probe.ts');
+      return probeToTerminal(parsed.command, fleet, io);
     }
   }
+}
+
+function badInventory(io: CliIo, path: string, loaded: Extract<LoadResult, { ok: false }>): 2 {
+  io.stderr.write(`seat: ${path} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
+  return 2;
 }
 
 function usageError(io: CliIo, message: string): 2 {
@@ -97,11 +90,16 @@ function splitGlobalOptions(argv: string[]): Split {
   let inventory: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === '--') {
+      rest.push(...argv.slice(i));
+      break;
+    }
     if (arg === '--inventory' || arg === '-i') {
       inventory = argv[++i];
       if (!inventory) return { ok: false, error: '--inventory needs a file path' };
     } else if (arg.startsWith('--inventory=')) {
       inventory = arg.slice('--inventory='.length);
+      if (!inventory) return { ok: false, error: '--inventory needs a file path' };
     } else {
       rest.push(arg);
     }

@@ -2,11 +2,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Fleet } from '../inventory/fleet.ts';
 import { decide, summarize, type Summary, type Verdict } from '../diagnose/verdict.ts';
+import { SCHEMA_VERSION, canonicalJson } from '../probes/canonical.ts';
+import { createReaper } from '../probes/edge/exec.ts';
 import { planGatewayTasks } from '../probes/gateway.ts';
 import { planGpuTasks } from '../probes/gpu.ts';
 import { planPowerTasks } from '../probes/power.ts';
-import { runTasks, type RunEvent } from '../probes/runner.ts';
-import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask } from '../probes/types.ts';
+import { runTasks, type RunEvent, type SetTimer } from '../probes/runner.ts';
+import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
+
+/** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+export const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface ProbeRequest {
   site: string; // a site name or 'all'
@@ -19,6 +25,8 @@ export interface ProbeRequest {
 export const DRILL_SOURCE = 'every figure in this report comes from loopback stand-ins, not from the real fleet';
 
 export interface ProbeReport {
+  /** The findings contract's version: what `subject`, `reason`, `provenance` and `data` mean. */
+  schemaVersion: number;
   site: string;
   /** The inventory's fleet name, and whether it is a drill of stand-ins. */
   fleet: string;
@@ -43,6 +51,10 @@ export interface ProbeDeps {
   monotonic?: () => number;
   onEvent?: (event: RunEvent) => void;
   signal?: AbortSignal;
+  /** Kills child process groups still running when the process stops; the CLI and the bot own one. */
+  reaper?: Reaper;
+  /** The runner's timer seam (tests drive time through it). */
+  setTimer?: SetTimer;
 }
 
 type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv) => ProbeTask[];
@@ -58,9 +70,13 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
     ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}),
     ...(deps.pingCommand ? { pingCommand: deps.pingCommand } : {}),
     now: deps.monotonic ?? (() => performance.now()),
+    clock: deps.clock ?? (() => new Date()),
     paid: req.paid,
     timeoutMs,
     marginFloorMiB: settings.marginFloorMiB,
+    reaper: deps.reaper ?? createReaper(),
+    maxBodyBytes: MAX_BODY_BYTES,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
   };
   // Quick, few and vital first: if hanging targets ever fill every slot, the UPS and BMC were already asked.
   const order: ProbeGroup[] = ['power', 'gpus', 'aliases'];
@@ -81,11 +97,14 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     deadlineMs,
     ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
     ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
+    clock,
   });
   const durationMs = Math.round(monotonic() - t0);
   const ordered = sortFindings(findings);
-  const summary = summarize(fleet, ordered);
+  const summary = summarize(fleet, ordered, sites);
   return {
+    schemaVersion: SCHEMA_VERSION,
     site: req.site,
     fleet: fleet.inventory.fleet,
     drill: fleet.inventory.drill,
@@ -97,7 +116,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     deadlineMs,
     findings: ordered,
     summary,
-    verdict: decide(sites, ordered, summary),
+    verdict: decide(sites, summary),
   };
 }
 
@@ -114,7 +133,7 @@ export function sortFindings(findings: Finding[]): Finding[] {
   );
 }
 
-/** The `--json` shape: one object, the fields the issue names first. */
+/** The `--json` shape: one object, the fields of the first contract first, then the facts. */
 export function reportJson(report: ProbeReport): object {
   return {
     site: report.site,
@@ -130,13 +149,26 @@ export function reportJson(report: ProbeReport): object {
       latencyMs: f.latencyMs,
       ...(f.site ? { site: f.site } : {}),
       ...(f.host ? { host: f.host } : {}),
-      ...(f.data ? { data: f.data } : {}),
+      data: f.data,
+      subject: f.subject,
+      ...(f.reason ? { reason: f.reason } : {}),
+      provenance: f.provenance,
+      observedAt: f.observedAt,
     })),
     summary: report.summary,
     verdict: report.verdict,
     fleet: report.fleet,
     drill: report.drill,
+    schemaVersion: report.schemaVersion,
+    sites: report.sites,
+    timeoutMs: report.timeoutMs,
+    deadlineMs: report.deadlineMs,
   };
+}
+
+/** The report's one canonical serialisation: what the journal hashes. Same report, same bytes. */
+export function canonicalReport(report: ProbeReport): string {
+  return canonicalJson(report);
 }
 
 export function exitCodeFor(report: ProbeReport): 0 | 1 {

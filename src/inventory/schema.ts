@@ -2,9 +2,9 @@
 // named by the environment variable that holds it.
 import { z } from 'zod';
 
-const name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'expected a lower-case name of letters, digits, ".", "_" or "-"');
+/** The rule every name of the inventory follows; the loader quotes it when a name breaks it. */
+export const NAME_RULE = 'lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters';
+const name = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, `expected a name of ${NAME_RULE}`);
 
 /** An IPv4/IPv6 literal or a host name; no spaces, no shell metacharacters. */
 export const address = z
@@ -22,10 +22,26 @@ const sshTarget = z
   .string()
   .regex(/^(?:local|(?:[a-z_][a-z0-9_-]{0,31}@)?[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/, 'expected "local" or an ssh destination like user@host');
 
-const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name like LITELLM_ADMIN_KEY');
+/** A secret pasted where its variable's name belongs: long, or shaped like a key (sk-…, hex, base64). */
+export function looksLikeKeyValue(v: unknown): boolean {
+  return typeof v === 'string' && (v.length >= 24 || /^(?:sk|pk|rk|key|token|bearer)[-_]/i.test(v) || (/[a-z]/.test(v) && /[0-9]/.test(v) && v.length >= 12));
+}
+
+const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/, {
+  error: (iss) =>
+    looksLikeKeyValue(iss.input)
+      ? 'looks like a key value, not a variable name: put the key in an environment variable and name the variable here (env: LITELLM_ADMIN_KEY)'
+      : 'expected an environment variable name like LITELLM_ADMIN_KEY',
+});
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+  .check((ctx) => {
+    const u = new URL(ctx.value);
+    // The keys come from the environment; a password here would be printed by every report and `seat check`.
+    if (u.username || u.password) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'has a user or password in it (user:pass@): take it out; the gateway keys come from environment variables' });
+    if (u.search || u.hash) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'has a query or fragment in it: a base URL is scheme, host, port and path only' });
+  })
   .transform((u) => u.replace(/\/+$/, ''));
 
 export const GpuSchema = z.strictObject({
@@ -66,7 +82,8 @@ export const SeatSchema = z
     host: name,
     gpus: z.array(z.number().int().min(0)).min(1),
     port,
-    container: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a container name'),
+    /** Not read yet (the container probe comes later): optional until then. */
+    container: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a container name').optional(),
     engine: z.enum(['vllm', 'other']).default('vllm'),
     /** vLLM's --gpu-memory-utilization: a fraction of the card's total memory. */
     gpuMemoryUtilization: z.number().gt(0).lte(1).optional(),
@@ -89,6 +106,8 @@ export const AliasSchema = z
     backend: BackendSchema.optional(),
     /** A paid alias must be opt-in: callers choose it by name, nothing falls back to it. */
     optIn: z.boolean().default(false),
+    /** The gateway keys (names from gateway.keys) this alias is meant for; absent: every key. */
+    keys: z.array(name).min(1, 'name at least one key, or leave keys out (every key)').optional(),
   })
   .check((ctx) => {
     const a = ctx.value;

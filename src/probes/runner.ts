@@ -1,11 +1,15 @@
 // Runs every probe task at once (bounded), each under its own timeout, all under one deadline,
 // and streams findings as tasks finish. A hanging target costs its timeout, never more.
 import { setMaxListeners } from 'node:events';
-import type { Finding, ProbeTask } from './types.ts';
+import { inferred, renderProvenance } from './finding.ts';
+import type { Finding, InferredWhy, ProbeTask, Reason } from './types.ts';
 
 export type RunEvent =
   | { type: 'start'; total: number }
   | { type: 'task'; task: ProbeTask; findings: Finding[]; done: number; total: number; timedOut: boolean };
+
+/** Schedules `fn` after `ms`; returns a cancel. The runner's only source of time: tests drive it. */
+export type SetTimer = (fn: () => void, ms: number) => () => void;
 
 export interface RunOptions {
   concurrency: number;
@@ -13,7 +17,9 @@ export interface RunOptions {
   onEvent?: (event: RunEvent) => void;
   /** Aborts the whole run (a person cancelled, the process is stopping). */
   signal?: AbortSignal;
-  setTimer?: (fn: () => void, ms: number) => () => void;
+  setTimer?: SetTimer;
+  /** Wall clock for the findings the runner itself writes (deadline, crash). */
+  clock?: () => Date;
 }
 
 export interface RunResult {
@@ -22,13 +28,14 @@ export interface RunResult {
   timedOut: string[];
 }
 
-const defaultTimer = (fn: () => void, ms: number): (() => void) => {
+export const realTimer: SetTimer = (fn, ms) => {
   const t = setTimeout(fn, ms);
   return () => clearTimeout(t);
 };
 
 export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<RunResult> {
-  const setTimer = opts.setTimer ?? defaultTimer;
+  const setTimer = opts.setTimer ?? realTimer;
+  const clock = opts.clock ?? (() => new Date());
   const total = tasks.length;
   const findings: Finding[] = [];
   const timedOut: string[] = [];
@@ -40,10 +47,12 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   const stopAll = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
   // Every running task listens on it; dozens at once is the point, not a leak.
   setMaxListeners(0, stopAll);
+  const stoppedWhy = (): 'deadline' | 'stopped' => (opts.signal?.aborted ? 'stopped' : 'deadline');
 
   const finish = (task: ProbeTask, out: Finding[], late: boolean): void => {
     done += 1;
-    findings.push(...out);
+    // One at a time: a peer's 100,000 findings must not overflow the stack through push(...many).
+    for (const f of out) findings.push(f);
     if (late) timedOut.push(task.id);
     opts.onEvent?.({ type: 'task', task, findings: out, done, total, timedOut: late });
   };
@@ -53,10 +62,11 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
     while (next < tasks.length) {
       const task = tasks[next++]!;
       if (stopAll.aborted) {
-        finish(task, notStarted(task, opts.deadlineMs), true);
+        const why = stoppedWhy();
+        finish(task, relabel(task, clock, why === 'stopped' ? 'stopped' : 'not_started', why === 'stopped' ? 'not probed: the run was stopped' : `not probed: the overall deadline of ${opts.deadlineMs} ms ran out first`), true);
         continue;
       }
-      const outcome = await runOne(task, stopAll, setTimer);
+      const outcome = await runOne(task, stopAll, setTimer, clock, stoppedWhy);
       finish(task, outcome.findings, outcome.timedOut);
     }
   };
@@ -71,7 +81,9 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
 async function runOne(
   task: ProbeTask,
   stopAll: AbortSignal,
-  setTimer: NonNullable<RunOptions['setTimer']>,
+  setTimer: SetTimer,
+  clock: () => Date,
+  stoppedWhy: () => 'deadline' | 'stopped',
 ): Promise<{ findings: Finding[]; timedOut: boolean }> {
   const own = new AbortController();
   const signal = AbortSignal.any([own.signal, stopAll]);
@@ -85,42 +97,55 @@ async function runOne(
   });
   const work = task.run(signal).then(
     (findings) => ({ findings }),
-    (err: unknown) => ({ findings: [crashed(task, err)] }),
+    (err: unknown) => ({ findings: crashed(task, clock, err) }),
   );
   try {
     const first = await Promise.race([work, late]);
     if (typeof first === 'object') return { findings: first.findings, timedOut: false };
     own.abort();
     if (first === 'timeout') return { findings: task.onTimeout(task.timeoutMs), timedOut: true };
-    return { findings: stoppedAtDeadline(task), timedOut: true };
+    const why = stoppedWhy();
+    return { findings: relabel(task, clock, why, why === 'stopped' ? 'no answer before the run was stopped' : 'no answer before the overall deadline (stopped)'), timedOut: true };
   } finally {
     cancelTimer();
     stopAll.removeEventListener('abort', onStop);
   }
 }
 
-function crashed(task: ProbeTask, err: unknown): Finding {
+function crashed(task: ProbeTask, clock: () => Date, err: unknown): Finding[] {
   const message = err instanceof Error ? err.message : String(err);
-  return {
-    probe: task.probe,
-    target: task.target,
-    status: 'unknown',
-    detail: `the probe itself failed: ${message.split('\n')[0]}`,
-    measuredBy: 'inferred: probe error',
-    latencyMs: null,
-    ...(task.site ? { site: task.site } : {}),
-    ...(task.host ? { host: task.host } : {}),
-  };
+  return relabel(task, clock, 'probe_crashed', `the probe itself failed: ${(message.split('\n')[0] ?? '').slice(0, 200)}`);
 }
 
-function notStarted(task: ProbeTask, deadlineMs: number): Finding[] {
-  return relabel(task, `not probed: the overall deadline of ${deadlineMs} ms ran out first`);
-}
-
-function stoppedAtDeadline(task: ProbeTask): Finding[] {
-  return relabel(task, 'no answer before the overall deadline (stopped)');
-}
-
-function relabel(task: ProbeTask, detail: string): Finding[] {
-  return task.onTimeout(task.timeoutMs).map((f) => ({ ...f, status: 'unknown', detail, measuredBy: 'inferred: deadline', latencyMs: null }));
+/** The task's own timeout findings (they carry its subjects and data), marked as not measured and why. */
+function relabel(task: ProbeTask, clock: () => Date, why: InferredWhy & Reason, detail: string): Finding[] {
+  let base: Finding[];
+  try {
+    base = task.onTimeout(task.timeoutMs);
+  } catch {
+    base = [];
+  }
+  if (base.length === 0 && why === 'probe_crashed') {
+    base = [
+      {
+        probe: task.probe,
+        target: task.target,
+        status: 'unknown',
+        subject: task.subject,
+        detail,
+        measuredBy: '',
+        provenance: inferred(why, task.subject),
+        observedAt: '',
+        latencyMs: null,
+        ...(task.site ? { site: task.site } : {}),
+        ...(task.host ? { host: task.host } : {}),
+        data: { kind: 'none' },
+      },
+    ];
+  }
+  const observedAt = clock().toISOString();
+  return base.map((f) => {
+    const provenance = inferred(why, f.subject);
+    return { ...f, status: 'unknown', reason: why, detail, measuredBy: renderProvenance(provenance), provenance, observedAt, latencyMs: null };
+  });
 }

@@ -1,4 +1,8 @@
 // What every probe produces. The core returns these as data; front ends only render them.
+//
+// A Finding has two halves. Display text (`target`, `detail`, `measuredBy`) is for people and may be
+// reworded freely. Facts (`subject`, `status`, `reason`, `provenance`, `observedAt`, `data`) are what
+// code decides on: the diagnosis, the guardrails and the journal read only these.
 
 export type ProbeGroup = 'aliases' | 'gpus' | 'power';
 export const PROBE_GROUPS: readonly ProbeGroup[] = ['aliases', 'gpus', 'power'];
@@ -8,45 +12,155 @@ export type FindingStatus = 'up' | 'down' | 'degraded' | 'unknown';
 /** `gateway`: a key's listing; `alias`: one alias through the gateway; `seat`: a backend directly. */
 export type ProbeName = 'gateway' | 'alias' | 'seat' | 'gpu' | 'ups' | 'bmc' | 'firewall' | 'host';
 
+/** What a finding is about, as structured identity. Nothing decides on `target`. */
+export type Subject =
+  | { kind: 'gateway'; key: string }
+  | { kind: 'alias'; name: string; inInventory: boolean }
+  | { kind: 'seat'; name: string; host: string }
+  | { kind: 'gpu'; host: string; index: number; uuid: string | null; inInventory: boolean }
+  /** A GPU host whose query failed before any card could be named (the inventory lists no GPU for it). */
+  | { kind: 'gpu-host'; host: string }
+  | { kind: 'ups'; site: string; ups: string }
+  | { kind: 'address'; site: string; role: AddressRole; name: string };
+
+export type AddressRole = 'bmc' | 'firewall' | 'host' | 'control';
+
+/**
+ * Why a finding is not up: one union for every probe. Each code names one cause; in particular
+ * `key_unset`, `deadline`, `not_started` and `probe_crashed` are never folded into one "unknown".
+ */
+export type Reason =
+  // transport, any probe
+  | 'timeout' // no answer within the probe's own timeout
+  | 'refused' // connection refused: nothing listening
+  | 'reset' // the peer hung up mid-answer
+  | 'unreachable' // no route, host down, ssh could not connect
+  | 'dns' // the name did not resolve
+  | 'http_status' // an HTTP error status not explained by a more specific code
+  | 'redirect' // a 3xx: not followed, reported with where it points
+  | 'too_large' // the answer was over the cap and was cut
+  | 'bad_answer' // an answer that is not what the protocol says (no model list, not OpenAI-shaped)
+  // gateway and aliases
+  | 'key_rejected' // 401/403 for a key
+  | 'key_unset' // the key's environment variable is not set: not measured
+  | 'not_registered' // the gateway does not list the alias for a key it is meant for
+  | 'no_models' // a key that lists nothing
+  | 'gateway_unreachable' // the gateway's listing failed for the key(s) that would exercise this alias
+  | 'backend_down' // through the gateway: fails, and the backend's own /health fails too
+  | 'backend_failing' // through the gateway: fails naming the backend, while the backend's /health passes
+  | 'gateway_fault' // through the gateway: 5xx, the backend healthy and not named in the error
+  | 'outside_inventory' // listed by the gateway, unknown to the inventory: not exercised
+  | 'health_failed' // a seat's own /health answered an error status
+  | 'models_failed' // a seat's /health passed but /v1/models did not
+  // GPU
+  | 'under_floor' // free memory under the margin floor
+  | 'not_reported' // the tool gave no figure (N/A) or did not list an inventory GPU
+  | 'driver_failure' // driver not loaded, NVML missing, driver error
+  | 'no_gpu' // the tool found no GPU
+  | 'fallen_off_bus'
+  | 'no_permission'
+  | 'tool_missing' // nvidia-smi / xpu-smi / ssh / ping not found
+  | 'ssh_refused' // reached, but authentication or host key failed
+  | 'unparseable' // output that is not what was asked for
+  | 'tool_failed' // any other non-zero exit
+  | 'engine_not_running' // a seat has a declared budget on a GPU where no process holds memory
+  // power and out-of-band
+  | 'on_battery'
+  | 'low_battery'
+  | 'overload' // OVER flag, or load above the warning threshold
+  | 'ups_flag' // another flag that needs a person: FSD, OFF, BYPASS, RB
+  | 'ups_stale' // upsd's driver lost the UPS (DATA-STALE, DRIVER-NOT-CONNECTED)
+  | 'ups_unknown' // upsd has no such UPS
+  | 'access_denied'
+  | 'no_status' // neither OL nor OB in ups.status
+  | 'no_icmp_reply'
+  | 'tcp_failed' // ICMP answered, a configured TCP port did not (or the reverse)
+  | 'not_measurable' // ping may not run here and no TCP port is configured
+  // the runner
+  | 'deadline' // stopped by the overall deadline while running
+  | 'not_started' // the overall deadline ran out before the task started
+  | 'stopped' // the run was cancelled
+  | 'probe_crashed'; // the probe's own code failed
+
+/** One thing done to measure: never a secret (keys are named, not quoted). */
+export type Measurement =
+  | { how: 'http'; method: 'GET' | 'POST'; url: string; key?: string; body?: string }
+  | { how: 'exec'; argv: string[] }
+  | { how: 'nut'; host: string; port: number; ups: string; command: 'LIST VAR' }
+  | { how: 'icmp'; argv: string[] }
+  | { how: 'tcp'; host: string; port: number };
+
+export type Provenance =
+  | { kind: 'measured'; via: Measurement[] }
+  | { kind: 'inferred'; from: Subject[]; why: InferredWhy };
+
+export type InferredWhy = 'key_unset' | 'deadline' | 'not_started' | 'stopped' | 'probe_crashed' | 'listing';
+
 export interface Finding {
   probe: ProbeName;
-  /** Human name of what was probed: `gen`, `fv-ml1 GPU1`, `fvups@192.0.2.1:3493`. */
+  /** Display name of what was probed: `gen`, `fv-ml1 GPU1`, `fvups@192.0.2.1:3493`. Never decided on. */
   target: string;
   status: FindingStatus;
-  /** One line a tired person can read. */
+  /** Present whenever status is not up. */
+  reason?: Reason;
+  subject: Subject;
+  /** One line a tired person can read. Never decided on. */
   detail: string;
-  /** How it was obtained: the command or URL for a measurement, or `inferred: <from what>`. */
+  /** The rendering of `provenance`: the command or URL, or `inferred: <from what>`. */
   measuredBy: string;
+  provenance: Provenance;
+  /** ISO-8601 UTC, from the injected clock, when the answer (or its absence) was known. */
+  observedAt: string;
   latencyMs: number | null;
   site?: string;
   host?: string;
-  /** Structured figures for renderers and the diagnosis (GPU memory, UPS load, per-key results). */
-  data?: FindingData;
+  /** Structured figures, present whatever the outcome. */
+  data: FindingData;
 }
 
 export type FindingData =
-  | { kind: 'alias'; aliasKind: 'chat' | 'embedding' | 'unknown'; paid: boolean; routedTo: string[]; keys: KeyResult[] }
+  | { kind: 'alias'; aliasKind: 'chat' | 'embedding' | 'unknown'; paid: boolean; routedTo: string[]; routedSeats: string[]; keys: KeyResult[]; exercised: boolean; attribution: Attribution | null; backendError?: string }
   | { kind: 'seat'; url: string; health: HttpOutcome; models?: string[] }
-  | { kind: 'gateway'; key: string; models: string[] }
+  | { kind: 'gateway'; key: string; envVar: string; listed: boolean; models: string[]; modelCount: number }
   | { kind: 'gpu'; gpu: GpuMemory }
+  | { kind: 'gpu-seat'; seat: string; host: string; index: number; declaredMiB: number | null }
   | { kind: 'ups'; ups: UpsReading }
-  | { kind: 'oob'; ping: 'ok' | 'failed' | 'skipped'; tcp: { port: number; ok: boolean; error?: string }[] };
+  /** Only when a probe crashed before it could say anything of its target. */
+  | { kind: 'none' }
+  | { kind: 'oob'; ping: 'ok' | 'failed' | 'skipped' | 'not_run'; tcp: { port: number; ok: boolean; error?: string }[] };
+
+/**
+ * Whose fault a failure through the gateway is, from the backend seats' own answers:
+ * `backend`: its /health fails too; `backend-failing`: the gateway's error names the backend while its
+ * /health passes (healthy is not serving); `gateway`: 5xx with every backend healthy and not named;
+ * `gateway-unreachable`: the gateway itself did not answer.
+ */
+export type Attribution = 'backend' | 'backend-failing' | 'gateway' | 'gateway-unreachable' | 'mixed';
 
 export interface HttpOutcome {
   ok: boolean;
   /** HTTP status, or null when no response came (refused, reset, timeout). */
   httpStatus: number | null;
-  /** First line of the error body, or the transport error code. */
+  /** The transport or protocol code: 'ok', 'http_status', 'timeout', 'refused', 'redirect', 'too_large', ... */
+  code: string;
+  /** First line of the error body, or the transport error, cleaned and redacted. */
   error?: string;
+  /** Where a redirect pointed (not followed). */
+  location?: string;
   latencyMs: number;
 }
 
 export interface KeyResult {
   key: string;
-  registered: boolean | null; // null: the listing itself failed
+  registered: boolean | null; // null: the listing itself failed or the key is unset
+  /** The inventory says this alias is for this key (`aliases.<a>.keys`, or every key when absent). */
+  intended: boolean;
+  outcome: KeyOutcomeKind;
   request?: HttpOutcome; // absent when not exercised (paid without --paid, or not registered)
   note?: string;
 }
+
+export type KeyOutcomeKind = 'ok' | 'failed' | 'listed-only' | 'not-registered' | 'not-intended' | 'listing-failed' | 'unset';
 
 export interface GpuSeatUse {
   seat: string;
@@ -55,8 +169,10 @@ export interface GpuSeatUse {
   declaredBy: string;
   /** The budget is kv-cache-memory-bytes: the weights come on top of it. */
   kvCacheOnly?: true;
-  /** What nvidia-smi's compute-apps says its processes hold; null when not attributable. */
+  /** What the tool's process list says its processes hold; null when not attributable. */
   measuredMiB: number | null;
+  /** Why measuredMiB is null: no process list, no process matches the seat's pattern, no pattern on a shared card. */
+  unmeasuredWhy?: 'no_process_list' | 'no_match' | 'no_pattern' | 'no_process' | 'not_reported';
 }
 
 export interface GpuMemory {
@@ -82,8 +198,10 @@ export interface UpsReading {
   loadW: number | null;
   loadWFrom: 'ups.realpower' | 'load×rating' | null;
   ratedW: number | null;
+  ratedVA: number | null;
   chargePct: number | null;
   runtimeS: number | null;
+  warnPct: number;
   vars: Record<string, string>;
 }
 
@@ -93,13 +211,14 @@ export interface ProbeTask {
   group: ProbeGroup;
   probe: ProbeName;
   target: string;
+  subject: Subject;
   site?: string;
   host?: string;
   timeoutMs: number;
   /** Resolve with its findings (a host's GPU query yields one per GPU); must stop work when `signal`
-   * aborts. May reject: the runner turns that into an `unknown` finding. */
+   * aborts. May reject: the runner turns that into an `unknown` finding with reason probe_crashed. */
   run(signal: AbortSignal): Promise<Finding[]>;
-  /** The findings to report when the task did not answer within its timeout. */
+  /** The findings to report when the task did not answer within its timeout (or was stopped). */
   onTimeout(ms: number): Finding[];
 }
 
@@ -109,13 +228,30 @@ export interface ProbeEnv {
   env: NodeJS.ProcessEnv;
   /** Extra PATH entries searched first for nvidia-smi, xpu-smi, ssh and ping. */
   pathPrefix?: string[];
+  /** Variable names a child process may see beyond PATH, locale, HOME, USER and SSH_AUTH_SOCK (never a key). */
+  passEnv?: string[];
   now: () => number; // monotonic milliseconds (performance.now), for latency
+  /** Wall clock for `observedAt`. */
+  clock: () => Date;
   paid: boolean; // send billable requests to paid backends
   /** argv prefix for ICMP; default ['ping']. Tests run it inside a namespace: ['ip','netns','exec','ns1','ping']. */
   pingCommand?: string[];
   /** Per-task timeout in ms (the runner also enforces it). */
   timeoutMs: number;
   marginFloorMiB: number;
+  /** Kills the process groups of children still running when this process stops. */
+  reaper: Reaper;
+  /** Caps on what a peer may send. */
+  maxBodyBytes: number;
+  maxOutputBytes: number;
+}
+
+/** Tracks child process groups so they can be killed when the process stops; injected, never module state. */
+export interface Reaper {
+  track(pid: number): void;
+  untrack(pid: number): void;
+  killAll(signal?: NodeJS.Signals): void;
+  readonly size: number;
 }
 
 /** Which part of the fleet a probe covers. */

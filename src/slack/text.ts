@@ -1,6 +1,6 @@
 // Slack's own hostile shapes, named before the shared grammar sees the text: mentions, channel
 // links, URLs and the HTML entities Slack sends for <, > and &.
-import { MAX_COMMAND_LENGTH, parseCommand, type ParseResult } from '../commands/parse.ts';
+import { MAX_COMMAND_LENGTH, parseCommand, type ParseResult, type SlackCommand } from '../commands/parse.ts';
 
 const SHAPES: [RegExp, string][] = [
   [/<@[UW][A-Z0-9]+(?:\|[^>]*)?>/, 'a user mention'],
@@ -10,7 +10,7 @@ const SHAPES: [RegExp, string][] = [
   [/<(?:https?|mailto):[^>]*>/, 'a link'],
 ];
 
-export function parseSlackText(text: string, sites: readonly string[]): ParseResult {
+export function parseSlackText(text: string, sites: readonly string[]): ParseResult<SlackCommand> {
   if (text.length > MAX_COMMAND_LENGTH) {
     return { ok: false, error: `command is ${text.length} characters; the most is ${MAX_COMMAND_LENGTH}` };
   }
@@ -24,5 +24,6 @@ export function parseSlackText(text: string, sites: readonly string[]): ParseRes
     .replace(/&gt;/g, '>')
     .replace(/&amp;/g, '&')
     .replace(/(^|\s)[\u2013\u2014](?=[a-z])/g, '$1--');
-  return parseCommand(decoded, sites);
+  // Only what Slack offers: `/seat check` is told it is for the terminal.
+  return parseCommand(decoded, sites, 'slack');
 }

@@ -66,7 +66,7 @@ test('seat probe ana --json: one object with the named fields, seed 000 measured
   assert.match(String(gpu1?.detail), /^216 MiB free of 97,887/);
   assert.match(String(gpu1?.measuredBy), /^ssh -o BatchMode=yes -o ConnectTimeout=1 drill@127\.0\.2\.20 nvidia-smi --query-gpu=/);
   assert.equal(report.verdict.runbook, 'seat-oom');
-  assert.equal(report.verdict.headline, '1 of 30 aliases down, all routed to ana-ml2; 1 degraded');
+  assert.equal(report.verdict.headline, '1 of 30 aliases down, all routed to ana-ml2', 'the headline as diagnose words it (test/diagnose/verdict.test.ts)');
   assert.ok(!o.out().includes(drill.keys.admin!) && !o.out().includes(drill.keys.shared!), 'no key value in the output');
 });
 
@@ -79,6 +79,16 @@ test('piped output streams plain lines, then the report with how it was measured
   assert.match(text, /^DRILL fleet "drill": every figure in this report comes from loopback stand-ins, not from the real fleet\nOK fv: all 4 checks up$/m);
   assert.match(text, /4 findings: 4 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
   assert.equal(text.match(/fv-ml1 GPU0 /g)?.length, 1, 'each finding once when piped');
+});
+
+test('--all reaches the report: on a TTY the up GPUs are rows with bars, not one folded count', async () => {
+  const folded = io(true);
+  assert.equal(await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus'], folded), 0, folded.err());
+  assert.match(folded.out(), /^ {2}4 GPUs ok$/m);
+  const all = io(true);
+  assert.equal(await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus', '--all'], all), 0, all.err());
+  assert.doesNotMatch(all.out(), /^ {2}4 GPUs ok$/m);
+  assert.match(all.out(), /fv-ml1 GPU0/);
 });
 
 test('a fleet that is not a drill gets no DRILL mark', async () => {
@@ -112,7 +122,8 @@ test('a scope with nothing to probe says so and is not "all up"', async () => {
 
 test('on a TTY a progress line is rewritten under the streamed findings', async () => {
   const o = io(true);
-  await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus'], o);
+  // --all: up rows are folded into counts otherwise, and these bars belong to GPUs that are up.
+  await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus', '--all'], o);
   assert.match(o.out(), /probing fv: 0 of 1 done/);
   assert.match(o.out(), /\r\x1b\[2Kprobing fv: 1 of 1 done|probing fv: 1 of 1 done/);
   // The full report on a TTY draws a bar per GPU; flash-next's KV-cache budget has its weights on top.

@@ -42,36 +42,39 @@ after(async () => {
   await new Promise<void>((r) => listener.close(() => r()));
 });
 
-test('3 of 30 aliases hanging: the site probe ends within the timeout plus a margin, the rest streamed first', async () => {
-  const finished: { id: string; at: number }[] = [];
-  const t0 = performance.now();
+test('3 of 30 aliases hanging: they are down at their timeout, and nothing else waits for them', async () => {
+  const finished: string[] = [];
   const report = await runProbe(
     fleet,
     { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false },
-    { env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH }, pathPrefix: [DRILL_BIN], onEvent: (e) => void (e.type === 'task' && finished.push({ id: e.task.id, at: performance.now() - t0 })) },
+    { env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH }, pathPrefix: [DRILL_BIN], onEvent: (e) => void (e.type === 'task' && finished.push(e.task.id)) },
   );
-  const elapsed = performance.now() - t0;
-  assert.ok(elapsed < TIMEOUT + 800, `whole probe took ${Math.round(elapsed)} ms for a ${TIMEOUT} ms timeout`);
-  const hung = report.findings.filter((f) => ['a27', 'a28', 'a29'].includes(f.target));
+  // How long the run took is measured in `npm run bench` (a ratio to its bound), not asserted here.
+  const hung = report.findings.filter((f) => f.subject.kind === 'alias' && ['a27', 'a28', 'a29'].includes(f.subject.name));
   assert.equal(hung.length, 3);
   for (const f of hung) {
     assert.equal(f.status, 'down');
-    assert.match(f.detail, /no answer through the gateway within 1000 ms/);
+    assert.equal(f.reason, 'timeout');
   }
-  const gpus = finished.filter((e) => e.id.startsWith('gpu'));
-  assert.ok(gpus.length > 0 && gpus.every((e) => e.at < TIMEOUT / 2), 'GPU findings were not held back by the hanging aliases');
+  // Streamed as they finish: every GPU and answering alias was reported before the first hanging one.
+  const firstHung = Math.min(...['alias:a27', 'alias:a28', 'alias:a29'].map((id) => finished.indexOf(id)));
+  assert.ok(finished.slice(0, firstHung).includes('gpu:fv-ml1'), 'GPU findings were not held back by the hanging aliases');
+  assert.equal(finished.slice(0, firstHung).filter((id) => id.startsWith('alias:')).length, 27);
   assert.equal(report.summary.aliases.down, 3);
-  assert.equal(report.findings.filter((f) => f.probe === 'gpu').length, 4);
-  assert.ok(report.findings.some((f) => f.probe === 'bmc' && f.status === 'up'));
+  assert.equal(report.findings.filter((f) => f.subject.kind === 'gpu').length, 4);
+  assert.ok(report.findings.some((f) => f.subject.kind === 'address' && f.subject.role === 'bmc' && f.status === 'up'));
   assert.equal(exitCodeFor(report), 1);
-  const json = reportJson(report) as { durationMs: number };
-  assert.ok(json.durationMs <= Math.ceil(elapsed));
+  const json = reportJson(report) as { findings: Record<string, unknown>[] };
+  for (const f of json.findings) {
+    for (const k of ['subject', 'provenance', 'observedAt', 'data']) assert.ok(k in f, `finding lacks ${k}`);
+    if (f.status !== 'up') assert.ok(typeof f.reason === 'string', `a ${String(f.status)} finding has a reason`);
+  }
 });
 
 test('--only power runs no gateway request at all', async () => {
   const before = gateway.requests.length;
   const report = await runProbe(fleet, { site: 'fv', only: ['power'], timeoutMs: null, paid: false }, { env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH } });
   assert.equal(gateway.requests.length, before);
-  assert.ok(report.findings.length > 0 && report.findings.every((f) => ['ups', 'bmc', 'firewall', 'host'].includes(f.probe)));
+  assert.ok(report.findings.length > 0 && report.findings.every((f) => f.subject.kind === 'address' || f.subject.kind === 'ups'));
   assert.equal(exitCodeFor(report), 0);
 });

@@ -5,30 +5,11 @@ import { readFile } from 'node:fs/promises';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { startDrillFleet, startGateway, startSeat } from '../../drills/litellm.ts';
+import { errorOf, get, post } from './fetch.ts';
 
 const KEYS = { admin: 'sk-admin-0123456789abcdef', shared: 'sk-shared-fedcba9876543210' };
 
-async function get(url: string, key?: string): Promise<{ status: number; body: unknown; text: string }> {
-  const res = await fetch(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text };
-}
-
-async function post(url: string, key: string, payload: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(payload) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
-
 const LIMIT = { timeout: 15_000 };
-
-const errorOf = (body: unknown): { message: string; type: unknown; param: unknown; code: unknown } =>
-  (body as { error: { message: string; type: unknown; param: unknown; code: unknown } }).error;
 
 test('gateway: /v1/models lists what each key is registered for, in LiteLLM’s shape', LIMIT, async (t) => {
   const gw = await startGateway({ keys: KEYS, aliases: { gen: { mode: 'ok' }, 'gen-large': { mode: 'ok', keys: ['admin'] } } });

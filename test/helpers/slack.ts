@@ -178,7 +178,11 @@ export async function signedPost(url: string, body: string, o: SignedPostOptions
   return { status: res.status, text, ms: performance.now() - t0 };
 }
 
-export function slashCommandBody(p: { text: string; user?: string; channel?: string; responseUrl: string }): string {
+/** Slack gives every command and click its own trigger_id; a replay repeats one. */
+let triggers = 0;
+const nextTrigger = (): string => `${Date.now()}.${process.pid}.${++triggers}`;
+
+export function slashCommandBody(p: { text: string; user?: string; channel?: string; responseUrl: string; triggerId?: string }): string {
   return new URLSearchParams({
     token: 'deprecated-verification-token',
     team_id: 'T0DRILL',
@@ -192,18 +196,18 @@ export function slashCommandBody(p: { text: string; user?: string; channel?: str
     api_app_id: 'A0SEATBELT',
     is_enterprise_install: 'false',
     response_url: p.responseUrl,
-    trigger_id: '1.2.3',
+    trigger_id: p.triggerId ?? nextTrigger(),
   }).toString();
 }
 
-export function blockActionBody(p: { value: string; user?: string; channel?: string; ts: string; responseUrl: string }): string {
+export function blockActionBody(p: { value: string; user?: string; channel?: string; ts: string; responseUrl: string; triggerId?: string }): string {
   const payload = {
     type: 'block_actions',
     user: { id: p.user ?? 'U0ONCALL02', username: 'oncall2', team_id: 'T0DRILL' },
     api_app_id: 'A0SEATBELT',
     token: 'deprecated-verification-token',
     container: { type: 'message', message_ts: p.ts, channel_id: p.channel ?? 'C0INCIDENT', is_ephemeral: false },
-    trigger_id: '1.2.4',
+    trigger_id: p.triggerId ?? nextTrigger(),
     team: { id: 'T0DRILL', domain: 'drill' },
     channel: { id: p.channel ?? 'C0INCIDENT', name: 'incident' },
     message: { type: 'message', ts: p.ts, text: 'report', user: 'U0SEATBOT', bot_id: 'B0SEATBOT' },

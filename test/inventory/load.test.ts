@@ -85,11 +85,11 @@ test('unknown keys are named, typos included', () => {
   assert.deepEqual(r.errors, ['settings: unknown key "marginFloorMib"']);
 });
 
-test('broken YAML and a missing file are one clear line each', async () => {
+test('broken YAML gives line and column; a missing file is one clear line', async () => {
   const r = parseInventory('sites: [\n  fv: {', 'x.yaml');
   assert.ok(!r.ok);
-  assert.match(r.errors[0]!, /^x\.yaml: YAML error at line \d+/);
+  assert.match(r.errors[0]!, /^x\.yaml, line 2, column \d+: YAML syntax error: /);
   const m = await loadInventory('/nonexistent/fleet.yaml');
   assert.ok(!m.ok);
-  assert.deepEqual(m.errors, ['/nonexistent/fleet.yaml: cannot read the inventory (ENOENT)']);
+  assert.deepEqual(m.errors, ['/nonexistent/fleet.yaml: cannot read the inventory: no such file (ENOENT)']);
 });

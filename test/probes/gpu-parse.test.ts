@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseNvidiaApps, parseNvidiaGpus, parseXpuGpus, parseXpuProcesses, type GpuRow } from '../../src/probes/gpu-parse.ts';
+import { parseNvidiaApps, parseNvidiaGpus, parseXpuGpus, parseXpuProcesses, type GpuRow } from '../../src/probes/gpu/parse.ts';
 
 const HEADER = 'index, uuid, name, memory.total [MiB], memory.used [MiB], memory.free [MiB]';
 const GPU0 = '0, GPU-5f1c2a9e-3b7d-4e8a-9c61-0d2e4f6a8b10, NVIDIA RTX PRO 6000 Blackwell Server Edition, 97887, 89701, 7652';

@@ -8,6 +8,7 @@ import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { planGpuTasks } from '../../src/probes/gpu.ts';
 import type { Finding, GpuMemory, ProbeEnv } from '../../src/probes/types.ts';
+import { testProbeEnv } from '../helpers/probe-env.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/gpu/', import.meta.url));
 const DRILLS = fileURLToPath(new URL('../../drills/', import.meta.url));
@@ -45,16 +46,14 @@ function fleetOf(yaml: string): Fleet {
 }
 
 function probeEnv(dirs: string[], over: Partial<ProbeEnv> = {}, vars: Record<string, string> = {}): ProbeEnv {
-  return {
-    fetch,
+  return testProbeEnv({
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...vars },
+    // The ssh-check fixture reads what the test expects; a child sees only the variables it is given.
+    passEnv: Object.keys(vars),
     pathPrefix: dirs.map((d) => (d.startsWith('/') ? d : FIXTURES + d)),
-    now: () => performance.now(),
-    paid: false,
     timeoutMs: 3000,
-    marginFloorMiB: 4096,
     ...over,
-  };
+  });
 }
 
 async function probe(fleet: Fleet, host: string, env: ProbeEnv): Promise<Finding[]> {
@@ -122,9 +121,9 @@ test('seed 000: GPU1 at 216 MiB free of 97,887 is flagged under the floor, seats
   assert.equal(
     f1?.detail,
     '216 MiB free of 97,887 (floor 4,096): under the margin floor — seats on it: vllm-embed declared 3,426 / measured 3,482 MiB, ' +
-      'rerank-ana declared 4,894 / measured 5,310 MiB, ocr-batch declared 4,096 KV cache + weights / measured ? MiB',
+      'rerank-ana declared 4,894 / measured 5,310 MiB, ocr-batch declared 4,096 KV cache + weights / measured ? (shared card, no process pattern)',
   );
-  assert.deepEqual(g1.seats[2], { seat: 'ocr-batch', declaredMiB: 4096, declaredBy: 'kv-cache-memory-bytes 4,294,967,296 (weights not included)', kvCacheOnly: true, measuredMiB: null });
+  assert.deepEqual(g1.seats[2], { seat: 'ocr-batch', declaredMiB: 4096, declaredBy: 'kv-cache-memory-bytes 4,294,967,296 (weights not included)', kvCacheOnly: true, measuredMiB: null, unmeasuredWhy: 'no_pattern' });
   assert.equal(g1.processes.length, 4, 'the processes of other tenants are listed too');
   assert.equal(g1.processes.reduce((s, p) => s + (p.usedMiB ?? 0), 0), 97_137);
 });
@@ -171,6 +170,7 @@ test('[N/A] memory: status unknown, no figure invented; a GPU the tool does not 
     declaredMiB: null,
     declaredBy: 'gpu-memory-utilization 0.41 × ? (total not reported)',
     measuredMiB: null,
+    unmeasuredWhy: 'not_reported',
   });
   assert.deepEqual(g0.processes, [{ pid: 3121, name: '/opt/venvs/gen/bin/python3', usedMiB: null }]);
   const f1 = findings['ana-ml2 GPU1'];
@@ -204,8 +204,8 @@ seats:
   const g = gpuOf(f);
   assert.equal(f?.status, 'up');
   assert.deepEqual(g.processes, []);
-  assert.deepEqual(g.seats, [{ seat: 'clipper', declaredMiB: null, declaredBy: 'no budget declared (engine other)', measuredMiB: null }]);
-  assert.equal(f?.detail, '46,467 MiB free of 49,140 (floor 4,096): margin 42,371 MiB — seats on it: clipper declared ? / measured ? MiB');
+  assert.deepEqual(g.seats, [{ seat: 'clipper', declaredMiB: null, declaredBy: 'no budget declared (engine other)', measuredMiB: null, unmeasuredWhy: 'no_process' }]);
+  assert.equal(f?.detail, '46,467 MiB free of 49,140 (floor 4,096): margin 42,371 MiB — seats on it: clipper declared ? / measured ? (no process on the card)');
 });
 
 test('driver not loaded (exit 9): every inventory GPU of the host is down, with nvidia-smi\'s words', async () => {

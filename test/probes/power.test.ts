@@ -14,6 +14,7 @@ import { judgeUps, planPowerTasks } from '../../src/probes/power.ts';
 import { runTasks } from '../../src/probes/runner.ts';
 import type { Finding, ProbeEnv, ProbeTask } from '../../src/probes/types.ts';
 import { freePort, startUpsd, upsdUnavailableReason, type Upsd } from '../../drills/upsd.ts';
+import { testProbeEnv } from '../helpers/probe-env.ts';
 
 const TIMEOUT_MS = 1000;
 
@@ -24,7 +25,7 @@ function fleetFrom(yaml: string): Fleet {
 }
 
 function probeEnv(extra: Partial<ProbeEnv> = {}): ProbeEnv {
-  return { fetch, env: process.env, now: () => performance.now(), paid: false, timeoutMs: TIMEOUT_MS, marginFloorMiB: 4096, ...extra };
+  return testProbeEnv({ env: process.env, timeoutMs: TIMEOUT_MS, ...extra });
 }
 
 async function run(task: ProbeTask): Promise<Finding> {
@@ -150,7 +151,7 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
   test('OL on an Eaton 1500 VA unit: up, watts from the inventory rating since upsd has no realpower.nominal', async () => {
     const f = await run(upsTaskAt(eaton.port));
     assert.equal(f.status, 'up', f.detail);
-    assert.equal(f.detail, 'OL, load 34% (≈306 W of 900 W rating, from load % × rating), battery 100%, runtime 1,540 s');
+    assert.equal(f.detail, 'OL, load 34 % (≈306 W of the 900 W rating, from load % × rating), battery 100 %, runtime 1,540 s');
     assert.equal(f.target, `fvups@127.0.0.1:${eaton.port}`);
     assert.equal(f.measuredBy, `NUT LIST VAR fvups @127.0.0.1:${eaton.port}`);
     assert.equal(f.site, 'fv');
@@ -166,8 +167,10 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
   test('a UPS that meters its output: its watts are believed over load % × rating, and 761 W of 900 W is flagged', async () => {
     const f = await run(upsTaskAt(metered.port));
     assert.equal(f.status, 'degraded', f.detail);
-    assert.match(f.detail, /^OL, load 52% \(761 W metered by the UPS of 900 W rating\)/);
-    assert.match(f.detail, /761 W metered is above 80% of the 900 W rating \(720 W\) although ups.load reads 52%/);
+    // Like with like: metered watts against the watt rating, never a percentage against watts.
+    assert.match(f.detail, /^OL, 761 W metered of the 900 W rating \(85 %\)/);
+    assert.match(f.detail, /761 W metered, above 80 % of the 900 W rating \(720 W\)/);
+    assert.equal(f.reason, 'overload');
     assert.ok(f.data?.kind === 'ups');
     assert.equal(f.data.ups.loadW, 761);
     assert.equal(f.data.ups.loadWFrom, 'ups.realpower');
@@ -176,7 +179,7 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
   test('no rating anywhere: the load is shown and the missing ratedW is named', async () => {
     const f = await run(upsTaskAt(eaton.port, { ratedW: null }));
     assert.equal(f.status, 'up');
-    assert.match(f.detail, /load 34% \(no watt rating: set ratedW in the inventory\)/);
+    assert.match(f.detail, /load 34 % \(no watt rating: set ratedW in the inventory\)/);
   });
 
   test('the UPS goes on battery and low: up, then down with what OB and LB mean', async () => {
@@ -185,17 +188,20 @@ describe('UPS through a real upsd with dummy-ups', { skip: noUpsd ? `skipped: ${
     await goesOnBattery.setState({ 'ups.status': 'OB LB', 'ups.load': '41', 'battery.charge': '8', 'battery.runtime': '95' });
     const f = await run(task);
     assert.equal(f.status, 'down', f.detail);
-    assert.match(f.detail, /^OB LB, load 41% \(≈369 W of 900 W rating, from load % × rating\), battery 8%, runtime 95 s — /);
+    assert.match(f.detail, /^OB LB, load 41 % \(≈369 W of the 900 W rating, from load % × rating\), battery 8 %, runtime 95 s — /);
+    assert.equal(f.reason, 'low_battery');
     assert.match(f.detail, /LB: battery low/);
     assert.match(f.detail, /OB: on battery: mains power is lost/);
   });
 
-  test('OL OVER at 86%: degraded, the overload flagged against upsd’s own 1000 W rating and the seed named', async () => {
+  test('OL OVER at 86%: degraded, the overload flagged with the lesson in words, no write-up named', async () => {
     const f = await run(upsTaskAt(overloaded.port));
     assert.equal(f.status, 'degraded', f.detail);
-    assert.match(f.detail, /^OL OVER, load 86% \(≈860 W of 1,000 W rating, from load % × rating\)/);
+    assert.match(f.detail, /^OL OVER, load 86 % \(≈860 W of the 1,000 W rating, from load % × rating\)/);
     assert.match(f.detail, /OVER: the UPS reports an overload/);
-    assert.match(f.detail, /load 86% is above 80% of the 1,000 W rating — seed 002: the 1500 VA unit was the first device to give/);
+    assert.match(f.detail, /load 86 %, above the 80 % warning threshold — an overloaded UPS is the first device to give/);
+    assert.doesNotMatch(f.detail, /seed|\d{3}_/, 'a user never sees our write-ups’ file names');
+    assert.equal(f.reason, 'overload');
   });
 
   test('a UPS name upsd does not know: unknown, pointing at the inventory', async () => {
@@ -253,19 +259,18 @@ test('nothing listening on the upsd port: down, "upsd unreachable ... refused"',
   const f = await run(upsTaskAt(port));
   assert.equal(f.status, 'down');
   assert.match(f.detail, new RegExp(`^upsd unreachable at 127\\.0\\.0\\.1:${port}: connection refused`));
-  assert.equal(f.data, undefined);
+  assert.equal(f.reason, 'refused');
+  assert.ok(f.data.kind === 'ups' && f.data.ups.ups === 'fvups' && f.data.ups.loadPct === null, 'a failed UPS query still says which UPS, with no figure invented');
 });
 
 test('a peer that accepts and never answers costs the timeout, not more, and is let go', async () => {
   const slow = await listener();
   try {
     const task = upsTaskAt(slow.port);
-    const t0 = performance.now();
-    const { findings } = await runTasks([task], { concurrency: 1, deadlineMs: 10_000 });
-    const elapsed = performance.now() - t0;
-    assert.ok(elapsed < TIMEOUT_MS + 1000, `a silent upsd held the probe ${Math.round(elapsed)} ms for a ${TIMEOUT_MS} ms timeout`);
-    assert.ok(elapsed >= TIMEOUT_MS * 0.8, `gave up after only ${Math.round(elapsed)} ms`);
+    // How long it held is measured in the bench; here: it ends, says why, and lets the peer go.
+    const { findings } = await runTasks([task], { concurrency: 1, deadlineMs: 60_000 });
     assert.equal(findings.length, 1);
+    assert.equal(findings[0]!.reason, 'timeout');
     assert.equal(findings[0]!.status, 'unknown');
     assert.match(findings[0]!.detail, /accepted the connection but sent no answer/);
     for (let i = 0; i < 50 && slow.closed() === 0; i++) await new Promise((res) => setTimeout(res, 10));
@@ -292,19 +297,21 @@ test('judgeUps: the warning threshold comes from the settings; LB/FSD/OFF are do
   assert.equal(judgeUps({ 'ups.status': 'OL', 'ups.load': '80' }, ups, 80).status, 'up', '80% is at, not above, the threshold');
   const over = judgeUps({ 'ups.status': 'OL', 'ups.load': '81' }, ups, 80);
   assert.equal(over.status, 'degraded');
-  assert.match(over.detail, /load 81% is above 80% of the 900 W rating/);
+  assert.match(over.detail, /load 81 %, above the 80 % warning threshold/);
   assert.equal(judgeUps({ 'ups.status': 'OB' }, ups, 80).status, 'degraded');
   assert.equal(judgeUps({ 'ups.status': 'OL FSD' }, ups, 80).status, 'down');
   assert.equal(judgeUps({ 'ups.status': 'OFF' }, ups, 80).status, 'down');
   const metered = judgeUps({ 'ups.status': 'OL', 'ups.realpower': '400' }, ups, 80);
   assert.equal(metered.status, 'up');
-  assert.match(metered.detail, /^OL, drawing 400 W metered by the UPS of 900 W rating$/, 'watts without ups.load are still shown');
+  assert.match(metered.detail, /^OL, 400 W metered of the 900 W rating \(44 %\)$/, 'watts without ups.load are still shown');
   const unrated = judgeUps({ 'ups.status': 'OL', 'ups.load': '20', 'ups.realpower': '150' }, { ...ups, ratedW: undefined }, 80);
-  assert.match(unrated.detail, /^OL, load 20% \(150 W metered by the UPS\)/, 'metered watts need no rating');
+  assert.match(unrated.detail, /^OL, 150 W metered \(no watt rating: set ratedW in the inventory\)/, 'metered watts need no rating');
+  const over1010 = judgeUps({ 'ups.status': 'OL', 'ups.load': '112', 'ups.realpower': '1010' }, ups, 80);
+  assert.match(over1010.detail, /1,010 W metered, above the 900 W rating \(112 %\)/, 'watts compared with watts');
   assert.equal(judgeUps({ 'ups.status': 'OL', 'ups.load': '20', 'ups.realpower': '721' }, ups, 80).status, 'degraded');
   const none = judgeUps({ 'ups.load': '10' }, ups, 80);
   assert.equal(none.status, 'unknown');
-  assert.match(none.detail, /^no ups.status, load 10%/);
+  assert.match(none.detail, /^no ups.status, load 10 %/);
 });
 
 // ---- BMC, firewall, hosts: real ping and TCP connect -------------------------------------------

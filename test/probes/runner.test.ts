@@ -1,87 +1,150 @@
+// The runner under virtual time: every timeout, deadline and answer is a timer the test fires.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { makeFinding, measured } from '../../src/probes/finding.ts';
 import { runTasks, type RunEvent } from '../../src/probes/runner.ts';
 import type { Finding, ProbeTask } from '../../src/probes/types.ts';
+import { FakeTime } from '../helpers/clock.ts';
 
-function finding(target: string, status: Finding['status'], detail = 'answered'): Finding {
-  return { probe: 'alias', target, status, detail, measuredBy: 'test', latencyMs: 1 };
+const clock = (): Date => new Date('2026-12-03T03:00:00.000Z');
+
+function finding(target: string, status: Finding['status']): Finding {
+  return makeFinding(clock, {
+    probe: 'alias',
+    target,
+    subject: { kind: 'alias', name: target, inInventory: true },
+    status,
+    reason: status === 'up' ? undefined : 'timeout',
+    detail: status,
+    provenance: measured({ how: 'http', method: 'GET', url: `http://127.0.0.1:1/${target}` }),
+    latencyMs: 1,
+    data: { kind: 'alias', aliasKind: 'chat', paid: false, routedTo: [], routedSeats: [], keys: [], exercised: true, attribution: null },
+  });
 }
 
-/** A task that answers after `ms`, or never (`ms === null`), and notices its abort signal. */
-function task(target: string, ms: number | null, timeoutMs = 200, aborted: string[] = []): ProbeTask {
+/** A task that answers after `ms` of virtual time, or never (`ms === null`), and notices its abort signal. */
+function task(time: FakeTime, target: string, ms: number | null, timeoutMs = 200, aborted: string[] = []): ProbeTask {
   return {
     id: target,
     group: 'aliases',
     probe: 'alias',
     target,
+    subject: { kind: 'alias', name: target, inInventory: true },
     timeoutMs,
     run: (signal) =>
       new Promise((resolve) => {
         signal.addEventListener('abort', () => aborted.push(target), { once: true });
-        if (ms !== null) setTimeout(() => resolve([finding(target, 'up')]), ms);
+        if (ms !== null) time.setTimer(() => resolve([finding(target, 'up')]), ms);
       }),
-    onTimeout: (t) => [finding(target, 'down', `no answer within ${t} ms`)],
+    onTimeout: () => [finding(target, 'down')],
   };
 }
 
-test('a hanging task costs its own timeout and never delays the others', async () => {
+test('a hanging task costs its own timeout and never delays the others; each streams as it finishes', async () => {
+  const time = new FakeTime();
   const events: { target: string; at: number }[] = [];
-  const t0 = performance.now();
   const aborted: string[] = [];
-  const result = await runTasks([task('hangs', null, 300, aborted), task('fast', 10), task('slow', 100)], {
+  const run = runTasks([task(time, 'hangs', null, 300, aborted), task(time, 'fast', 10), task(time, 'slow', 100)], {
     concurrency: 8,
     deadlineMs: 5000,
+    setTimer: time.setTimer,
+    clock,
     onEvent: (e: RunEvent) => {
-      if (e.type === 'task') events.push({ target: e.task.target, at: performance.now() - t0 });
+      if (e.type === 'task') events.push({ target: e.task.target, at: time.now });
     },
   });
-  const elapsed = performance.now() - t0;
-  assert.deepEqual(events.map((e) => e.target), ['fast', 'slow', 'hangs']);
-  assert.ok(events[0]!.at < 250, `fast streamed at ${events[0]!.at} ms, not held back by the hang`);
-  assert.ok(elapsed >= 290 && elapsed < 1300, `whole run took ${elapsed} ms for a 300 ms timeout`);
-  assert.equal(result.findings.find((f) => f.target === 'hangs')?.detail, 'no answer within 300 ms');
+  await time.advance(10);
+  assert.deepEqual(events, [{ target: 'fast', at: 10 }], 'fast is streamed at 10 ms, while the others still run');
+  await time.advance(90);
+  assert.deepEqual(events.map((e) => e.target), ['fast', 'slow']);
+  await time.advance(200);
+  const result = await run;
+  assert.deepEqual(events, [
+    { target: 'fast', at: 10 },
+    { target: 'slow', at: 100 },
+    { target: 'hangs', at: 300 },
+  ]);
+  assert.equal(result.findings.find((f) => f.target === 'hangs')?.status, 'down');
   assert.deepEqual(result.timedOut, ['hangs']);
   assert.deepEqual(aborted, ['hangs'], 'the timed-out task is told to stop its work');
+  assert.equal(time.pending, 0, 'no timer left behind');
 });
 
-test('tasks run at once, not one after another', async () => {
-  const tasks = Array.from({ length: 20 }, (_, i) => task(`t${i}`, 100, 1000));
-  const t0 = performance.now();
-  const result = await runTasks(tasks, { concurrency: 32, deadlineMs: 5000 });
-  const elapsed = performance.now() - t0;
+test('tasks run at once, not one after another: 20 × 100 ms tasks are all done at 100 ms', async () => {
+  const time = new FakeTime();
+  const run = runTasks(Array.from({ length: 20 }, (_, i) => task(time, `t${i}`, 100, 1000)), { concurrency: 32, deadlineMs: 5000, setTimer: time.setTimer, clock });
+  await time.advance(100);
+  const result = await run;
   assert.equal(result.findings.length, 20);
-  assert.ok(elapsed < 1000, `20 × 100 ms tasks took ${elapsed} ms: they were serialised`);
+  assert.ok(result.findings.every((f) => f.status === 'up'));
 });
 
-test('the overall deadline stops running tasks and reports the ones never started', async () => {
-  const tasks = [task('a', null, 10_000), task('b', null, 10_000), task('c', 10, 10_000)];
-  const t0 = performance.now();
-  const result = await runTasks(tasks, { concurrency: 2, deadlineMs: 200 });
-  const elapsed = performance.now() - t0;
-  assert.ok(elapsed < 1200, `deadline of 200 ms held the run for ${elapsed} ms`);
+test('the overall deadline stops running tasks and reports the ones never started, each with its own reason', async () => {
+  const time = new FakeTime();
+  const run = runTasks([task(time, 'a', null, 10_000), task(time, 'b', null, 10_000), task(time, 'c', 10, 10_000)], { concurrency: 2, deadlineMs: 200, setTimer: time.setTimer, clock });
+  await time.advance(200);
+  const result = await run;
   const byTarget = Object.fromEntries(result.findings.map((f) => [f.target, f]));
-  assert.match(byTarget.a!.detail, /overall deadline/);
   assert.equal(byTarget.a!.status, 'unknown');
-  assert.match(byTarget.c!.detail, /not probed: the overall deadline of 200 ms/);
+  assert.equal(byTarget.a!.reason, 'deadline');
+  assert.equal(byTarget.a!.provenance.kind, 'inferred');
+  assert.equal(byTarget.c!.reason, 'not_started');
+  assert.equal(byTarget.c!.observedAt, '2026-12-03T03:00:00.000Z');
 });
 
-test('a probe that throws becomes an unknown finding, and the run goes on', async () => {
-  const broken: ProbeTask = { ...task('broken', 1), run: () => Promise.reject(new Error('boom\nstack')) };
-  const result = await runTasks([broken, task('fine', 5)], { concurrency: 4, deadlineMs: 1000 });
+test('a run stopped by a person says stopped, not deadline', async () => {
+  const time = new FakeTime();
+  const ctl = new AbortController();
+  const run = runTasks([task(time, 'a', null, 10_000), task(time, 'b', null, 10_000), task(time, 'c', 10, 10_000)], { concurrency: 2, deadlineMs: 5000, setTimer: time.setTimer, clock, signal: ctl.signal });
+  await time.advance(1);
+  ctl.abort();
+  await time.advance(1);
+  const result = await run;
+  assert.deepEqual(new Set(result.findings.map((f) => f.reason)), new Set(['stopped']));
+});
+
+test('a probe that throws becomes an unknown finding with reason probe_crashed, and the run goes on', async () => {
+  const time = new FakeTime();
+  const broken: ProbeTask = { ...task(time, 'broken', 1), run: () => Promise.reject(new Error('boom\nstack')) };
+  const run = runTasks([broken, task(time, 'fine', 5)], { concurrency: 4, deadlineMs: 1000, setTimer: time.setTimer, clock });
+  await time.advance(5);
+  const result = await run;
   const b = result.findings.find((f) => f.target === 'broken');
   assert.equal(b?.status, 'unknown');
+  assert.equal(b?.reason, 'probe_crashed');
   assert.equal(b?.detail, 'the probe itself failed: boom');
   assert.equal(result.findings.find((f) => f.target === 'fine')?.status, 'up');
 });
 
-test('progress events count every task once, in order of finishing', async () => {
-  const seen: number[] = [];
+test('progress events come in finishing order, not input order, each counted once', async () => {
+  const time = new FakeTime();
+  const seen: { target: string; done: number }[] = [];
   let total = -1;
-  await runTasks([task('x', 30), task('y', 5), task('z', 15)], {
+  const run = runTasks([task(time, 'x', 30), task(time, 'y', 5), task(time, 'z', 15)], {
     concurrency: 3,
     deadlineMs: 1000,
-    onEvent: (e) => (e.type === 'start' ? (total = e.total) : seen.push(e.done)),
+    setTimer: time.setTimer,
+    clock,
+    onEvent: (e) => (e.type === 'start' ? (total = e.total) : seen.push({ target: e.task.target, done: e.done })),
   });
+  await time.advance(5);
+  assert.deepEqual(seen, [{ target: 'y', done: 1 }], 'y is reported when it finishes, not held for x');
+  await time.advance(25);
+  await run;
   assert.equal(total, 3);
-  assert.deepEqual(seen, [1, 2, 3]);
+  assert.deepEqual(seen, [
+    { target: 'y', done: 1 },
+    { target: 'z', done: 2 },
+    { target: 'x', done: 3 },
+  ]);
+});
+
+test('a task answering 100,000 findings costs no stack: the run and its other results survive', async () => {
+  const time = new FakeTime();
+  const many: ProbeTask = { ...task(time, 'many', 1), run: () => Promise.resolve(Array.from({ length: 130_000 }, () => finding('m', 'up'))) };
+  const run = runTasks([many, task(time, 'ups', 2)], { concurrency: 4, deadlineMs: 1000, setTimer: time.setTimer, clock });
+  await time.advance(2);
+  const result = await run;
+  assert.equal(result.findings.length, 130_001);
+  assert.ok(result.findings.some((f) => f.target === 'ups'));
 });

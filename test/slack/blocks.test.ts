@@ -1,11 +1,17 @@
+// Block Kit rendering of reports built from the probes' own findings: the verdict and what to do
+// first, what is not up listed, the rest folded, and Slack's limits kept without cutting a line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseInventory } from '../../src/inventory/load.ts';
+import type { types } from '@slack/bolt';
+import type { ProbeRequest } from '../../src/commands/probe.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
-import { decide, summarize } from '../../src/diagnose/verdict.ts';
-import { sortFindings, type ProbeReport, type ProbeRequest } from '../../src/commands/probe.ts';
+import { parseInventory } from '../../src/inventory/load.ts';
 import { MAX_BLOCKS, MAX_SECTION, renderProgress, renderReport } from '../../src/slack/blocks.ts';
-import type { Finding } from '../../src/probes/types.ts';
+import { alias, exampleFleet, gatewayKey, status } from '../helpers/findings.ts';
+import { driverFailureReport, fvReport, reportOf } from '../render/reports.ts';
+
+const req: ProbeRequest = { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false };
+const fleet = await exampleFleet();
 
 function bigFleet(aliasCount: number): Fleet {
   const seats = Array.from({ length: 20 }, (_, i) => `  s${i}: { host: h${i % 4}, gpus: [0], port: ${8000 + i}, container: c${i}, gpuMemoryUtilization: 0.04 }`).join('\n');
@@ -16,121 +22,108 @@ function bigFleet(aliasCount: number): Fleet {
   return new Fleet(r.value);
 }
 
-function report(fleet: Fleet, findings: Finding[]): ProbeReport {
-  const ordered = sortFindings(findings);
-  const summary = summarize(fleet, ordered);
-  return {
-    site: 'fv', fleet: 'fleet', drill: false, sites: ['fv'], startedAt: '2026-09-13T06:58:40.000Z', finishedAt: '2026-09-13T06:58:43.100Z', durationMs: 3100,
-    timeoutMs: 3000, deadlineMs: 10000, findings: ordered, summary, verdict: decide(['fv'], ordered, summary),
-  };
+const sectionTexts = (blocks: types.KnownBlock[]): string[] => blocks.flatMap((b) => (b.type === 'section' && b.text ? [b.text.text] : []));
+const all = (blocks: types.KnownBlock[]): string => sectionTexts(blocks).join('\n');
+
+/** A line of ours is whole: emoji closed, code spans and bold closed, every & an entity. */
+function assertWhole(text: string): void {
+  assert.ok(text.length <= MAX_SECTION, `section of ${text.length}`);
+  for (const line of text.split('\n')) {
+    assert.equal((line.match(/`/g)?.length ?? 0) % 2, 0, `code span cut: ${line.slice(-80)}`);
+    assert.equal((line.match(/\*/g)?.length ?? 0) % 2, 0, `bold cut: ${line.slice(-80)}`);
+    assert.doesNotMatch(line, /&(?!amp;|lt;|gt;)/, `entity cut: ${line.slice(-80)}`);
+    assert.doesNotMatch(line, /^:[a-z_]*$/, `emoji cut: ${line}`);
+    assert.doesNotMatch(line, /:(white|red|large)_[a-z_]*$/, `emoji cut: ${line.slice(-80)}`);
+  }
 }
 
-const req: ProbeRequest = { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false };
-
-const alias = (name: string, status: Finding['status'], detail: string): Finding => ({ probe: 'alias', target: name, status, detail, measuredBy: 'POST /v1/chat/completions', latencyMs: 12 });
-
-test('a 200-alias fleet with most aliases down stays within 50 blocks and 3000 characters a section', () => {
-  const fleet = bigFleet(200);
-  const findings = [...fleet.aliases.keys()].map((a, i) =>
-    alias(a, i % 10 === 0 ? 'up' : 'down', `HTTP 500: litellm.InternalServerError: OpenAIException - Connection error to backend ${'x'.repeat(60)}`),
-  );
-  const view = renderReport(report(fleet, findings), req);
+test('200 aliases down with long, hostile errors: within 50 blocks, every section ends on a whole line', () => {
+  const big = bigFleet(200);
+  const error = `litellm.InternalServerError: <b>&amp; ${'x'.repeat(50)} :white_circle guard admin `.repeat(40);
+  const findings = [...big.aliases.keys()].map((a, i) => alias(big, a, i % 10 === 0 ? 'ok' : status(500, error)));
+  const report = reportOf(big, findings);
+  const view = renderReport(report, req);
   assert.ok(view.blocks.length <= MAX_BLOCKS, `${view.blocks.length} blocks`);
-  for (const b of view.blocks) if (b.type === 'section' && b.text) assert.ok(b.text.text.length <= MAX_SECTION, `section of ${b.text.text.length}`);
-  assert.equal(view.truncated, true, 'what did not fit is flagged for attaching');
-  assert.ok(JSON.stringify(view.blocks).includes('full report is attached'));
-  assert.equal(view.blocks.at(-1)?.type, 'actions', 'the Probe again button survives truncation');
-  assert.match(view.text, /^DOWN fv: 180 of 200 aliases down/);
+  for (const text of sectionTexts(view.blocks)) assertWhole(text);
+  for (const text of sectionTexts(view.blocks)) {
+    assert.doesNotMatch(text.split('\n').at(-1)!, /^:red_circle: \*a\d+\*/, `a row's measured line stays with it: …${text.slice(-60)}`);
+  }
+  assert.match(all(view.blocks), /^\*h\d\* \(\d+ down\): a\d+, a\d+/m, 'past a screenful, down aliases by name, still by route');
+  assert.equal(view.attach, true, 'what did not fit, and the folded rows, go in the thread');
+  assert.match(all(view.blocks), /is in the full report attached in the thread/);
+  assert.equal(view.blocks.at(-1)?.type, 'actions', 'the Probe again button survives');
+  assert.equal(view.text, `DOWN fv: ${report.verdict.headline}`);
 });
 
-test('a small report fits whole: down aliases first, grouped by host, with the button value replaying the probe', () => {
-  const fleet = bigFleet(8);
-  const findings = [...fleet.aliases.keys()].map((a) => alias(a, a === 'a1' || a === 'a5' ? 'down' : 'up', a === 'a1' ? 'HTTP 500 <b>&' : 'ok'));
-  const view = renderReport(report(fleet, findings), req, 'U0ONCALL02');
-  assert.equal(view.truncated, false);
-  const all = JSON.stringify(view.blocks);
-  assert.ok(all.indexOf('*h1* (2 down)') >= 0, 'grouped by host h1 (a1 and a5 route to s1, s5 on h1)');
-  assert.ok(all.indexOf('a1') < all.indexOf('up: a0'), 'down before up');
-  assert.ok(all.includes('HTTP 500 &lt;b&gt;&amp;'), 'probe text is escaped for mrkdwn');
-  assert.ok(all.includes('asked by <@U0ONCALL02>'));
+test('one over-long line is cut with an ellipsis between whole entities, never mid-emoji or mid-mrkdwn', () => {
+  const huge = `&<>:white_circle: ${'&'.repeat(5000)} *guard* admin`;
+  const report = reportOf(fleet, [alias(fleet, 'gen', status(500, huge))]);
+  const view = renderReport(report, req);
+  const row = all(view.blocks).split('\n').find((l) => l.includes('*gen*'));
+  assert.ok(row, all(view.blocks));
+  assertWhole(row);
+  assert.ok(row.length < 1000, `row of ${row.length}`);
+  assert.match(row, /^:red_circle: \*gen\* HTTP 500 through the gateway: &amp;&lt;&gt;:white_circle: (&amp;)+…/);
+});
+
+test('leads with the verdict and the proposed runbook, lists what is not up, folds the rest into counts', () => {
+  const report = fvReport(fleet, { down: ['qwen3-embed'], underFloor: true });
+  const view = renderReport(report, req, 'U0ONCALL02');
+  const texts = sectionTexts(view.blocks);
+  assert.match(texts[0]!, new RegExp(`^:rotating_light: \\*DOWN\\* \\*fv\\*: `));
+  const next = texts.findIndex((t) => t.startsWith(':arrow_right: *Next:*'));
+  assert.ok(next > 0 && next < texts.findIndex((t) => t.startsWith('*Gateway and aliases*')), 'what to do comes before the lists');
+  assert.match(texts[next]!, new RegExp(`start runbook \\*${report.verdict.runbook}\\* — `));
+  const text = all(view.blocks);
+  const paid = report.findings.filter((f) => f.data.kind === 'alias' && f.data.paid).length;
+  assert.match(text, new RegExp(`^\\*Gateway and aliases\\* — 1 down · 2 gateway keys ok · 23 aliases ok · ${paid} listed \\(paid, not called\\)$`, 'm'));
+  assert.match(text, /^\*ana-ml2\* \(1 down\)\n:red_circle: \*qwen3-embed\* /m, 'down aliases grouped by where they route');
+  assert.match(text, /^\*GPU memory\* — 1 under the 4,096 MiB free floor · 3 GPUs ok$/m);
+  assert.match(text, /^\*Power and out-of-band\* — nothing down · 5 addresses ok$/m);
+  assert.ok(!text.includes('gen-fast'), 'an up alias is only counted');
+  assert.equal(view.attach, true);
+  assert.match(text, /:paperclip: Every row \(41 up, folded into counts\) is in the full report attached in the thread\./);
+  assert.match(JSON.stringify(view.blocks), /asked by <@U0ONCALL02>/);
   const actions = view.blocks.at(-1);
-  assert.ok(actions?.type === 'actions');
-  const button = actions.elements[0];
-  assert.ok(button?.type === 'button');
-  assert.deepEqual(JSON.parse(button.value ?? ''), req);
+  assert.ok(actions?.type === 'actions' && actions.elements[0]?.type === 'button');
+  assert.deepEqual(JSON.parse(actions.elements[0].value ?? ''), req);
 });
 
-test('a drill report says DRILL first, in the notification and the message, so no one takes it for the fleet', () => {
-  const fleet = bigFleet(4);
-  const findings = [alias('a0', 'down', 'gateway OK, backend 500')];
-  const real = renderReport(report(fleet, findings), req);
-  assert.doesNotMatch(real.text, /DRILL/);
-  assert.doesNotMatch(JSON.stringify(real.blocks), /DRILL/);
-  const drill = renderReport({ ...report(fleet, findings), fleet: 'drill', drill: true }, req);
+test('probe text is escaped for mrkdwn; a problem says how it was measured, an inferred one says inferred', () => {
+  const report = reportOf(fleet, [alias(fleet, 'gen', status(500, 'boom <b>&</b>')), gatewayKey(fleet, 'shared', 'unset')]);
+  const text = all(renderReport(report, req).blocks);
+  assert.match(text, /boom &lt;b&gt;&amp;&lt;\/b&gt;/);
+  assert.doesNotMatch(text, /<b>/);
+  assert.match(text, /\*gen\* [^\n]+\n {8}measured: `POST http:\/\/192\.0\.2\.10:4000\/v1\/chat\/completions/);
+  const unset = report.findings.find((f) => f.subject.kind === 'gateway')!;
+  assert.ok(text.includes(`\n        ${unset.measuredBy}`), 'the inferred line as the finding renders it');
+  assert.ok(!text.includes('measured: `inferred'));
+});
+
+test('a GPU under the floor has its bar, used, declared and free MiB; a run that measured no GPU says so, not "0 MiB floor"', async () => {
+  const under = all(renderReport(fvReport(fleet, { underFloor: true }), req).blocks);
+  assert.match(under, /`fv-ml1 GPU1` `[█│░]{20}` used 97,671 · declared 83,203 · free 216 of 97,887 MiB — \*under the floor\*/);
+  const none = await driverFailureReport();
+  const text = all(renderReport(none, { ...req, only: ['gpus'] }).blocks);
+  assert.match(text, /^\*GPU memory\* — no GPU measured: fv-ml1: /m);
+  assert.doesNotMatch(text, /floor/);
+});
+
+test('a drill report says DRILL first, in the notification and the message', () => {
+  const real = renderReport(fvReport(fleet, { down: ['gen'] }), req);
+  assert.doesNotMatch(real.text + all(real.blocks), /DRILL/);
+  const report = { ...fvReport(fleet, { down: ['gen'] }), fleet: 'drill', drill: true };
+  const drill = renderReport(report, req);
   assert.match(drill.text, /^DRILL DOWN fv: /);
-  const first = drill.blocks[0];
-  assert.ok(first?.type === 'section' && first.text?.type === 'mrkdwn');
-  assert.match(first.text.text, /^:test_tube: \*DRILL\* — fleet “drill”: every figure in this report comes from loopback stand-ins, not from the real fleet$/);
+  assert.match(sectionTexts(drill.blocks)[0]!, /^:test_tube: \*DRILL\* — fleet “drill”: every figure in this report comes from loopback stand-ins, not from the real fleet$/);
   assert.equal(drill.blocks.length, real.blocks.length + 1);
 });
 
-test('GPU lines carry a bar with used, declared and free MiB and flag the margin', () => {
-  const fleet = bigFleet(1);
-  const gpu: Finding = {
-    probe: 'gpu', target: 'ana-ml2 GPU1', status: 'degraded', detail: '216 MiB free', measuredBy: 'nvidia-smi', latencyMs: 40,
-    data: { kind: 'gpu', gpu: { host: 'ana-ml2', index: 1, uuid: null, name: null, totalMiB: 97_887, usedMiB: 97_671, freeMiB: 216, floorMiB: 4096, marginMiB: -3880, processes: [],
-      seats: [{ seat: 'vllm-embed', declaredMiB: 3426, declaredBy: 'x', measuredMiB: 3398 }] } },
-  };
-  const view = renderReport(report(fleet, [gpu]), req);
-  const all = JSON.stringify(view.blocks);
-  assert.match(all, /used 97,671 · declared 3,426 · free 216 of 97,887 MiB — \*under the floor\*/);
-  assert.match(all, /vllm-embed 3,398\/3,426/);
-  assert.match(all, /1 under the 4,096 MiB free floor/);
-});
-
-test('a KV-cache budget says the weights come on top, in the seat and in the sum', () => {
-  const fleet = bigFleet(1);
-  const gpu: Finding = {
-    probe: 'gpu', target: 'fv-ml1 GPU2', status: 'up', detail: '18,943 MiB free', measuredBy: 'nvidia-smi', latencyMs: 40,
-    data: { kind: 'gpu', gpu: { host: 'fv-ml1', index: 2, uuid: null, name: null, totalMiB: 97_887, usedMiB: 78_944, freeMiB: 18_943, floorMiB: 4096, marginMiB: 14_847, processes: [],
-      seats: [{ seat: 'flash-next', declaredMiB: 14_336, declaredBy: 'kv-cache-memory-bytes', kvCacheOnly: true, measuredMiB: 78_410 }] } },
-  };
-  const all = JSON.stringify(renderReport(report(fleet, [gpu]), req).blocks);
-  assert.match(all, /used 78,944 · declared 14,336 \+ weights · free 18,943 of 97,887 MiB/);
-  assert.match(all, /flash-next 78,410\/14,336 KV cache \+ weights/);
-});
-
-test('progress shows how far along and what is already down', () => {
-  const view = renderProgress('fv', 12, 37, [alias('gen', 'down', 'HTTP 500'), alias('coder', 'up', 'ok')]);
+test('progress shows how far along and what is already down, nothing that is up', () => {
+  const down = alias(fleet, 'gen', status(500, 'HTTP 500'));
+  const up = alias(fleet, 'coder', 'ok');
+  const view = renderProgress('fv', 12, 37, [down, up]);
   assert.equal(view.text, 'probing fv: 12 of 37, 1 down or degraded so far …');
-  assert.ok(JSON.stringify(view.blocks).includes('*gen* HTTP 500'));
-  assert.ok(!JSON.stringify(view.blocks).includes('coder'));
-});
-
-test('a problem line says how it was measured; an up one stays short', () => {
-  const fleet = bigFleet(2);
-  const findings = [alias('a0', 'down', 'HTTP 500'), alias('a1', 'up', 'ok')];
-  const all = JSON.stringify(renderReport(report(fleet, findings), req).blocks);
-  assert.match(all, /\*a0\* HTTP 500 \(12 ms\)\\n {8}measured: `POST \/v1\/chat\/completions`/);
-  assert.ok(!/a1\* ok/.test(all), 'up aliases are listed by name only');
-});
-
-test('an inferred finding reads "inferred:", not "measured:"; a seat without a budget makes the declared sum "?"', () => {
-  const fleet = bigFleet(2);
-  const unset: Finding = { probe: 'gateway', target: 'gateway (admin key)', status: 'unknown', detail: 'K is not set', measuredBy: 'inferred: K is not set in the environment', latencyMs: null };
-  const gpu: Finding = {
-    probe: 'gpu', target: 'h0 GPU0', status: 'up', detail: 'ok', measuredBy: 'nvidia-smi', latencyMs: 5, site: 'fv',
-    data: {
-      kind: 'gpu',
-      gpu: {
-        host: 'h0', index: 0, uuid: null, name: null, totalMiB: 97_887, usedMiB: 40_000, freeMiB: 57_887, processes: [], marginMiB: 53_791, floorMiB: 4096,
-        seats: [{ seat: 's0', declaredMiB: 3_915, declaredBy: 'util 0.04', measuredMiB: 3_000 }, { seat: 's4', declaredMiB: null, declaredBy: 'no budget declared', measuredMiB: 36_000 }],
-      },
-    },
-  };
-  const all = JSON.stringify(renderReport(report(fleet, [unset, gpu]), req).blocks);
-  assert.ok(all.includes('inferred: K is not set in the environment'), all);
-  assert.ok(!all.includes('measured: `inferred'), all);
-  assert.match(all, /used 40,000 · declared \? · free 57,887 of 97,887 MiB/);
-  assert.match(all, /s4 36,000\/\?/);
+  assert.match(all(view.blocks), /\*gen\* /);
+  assert.doesNotMatch(all(view.blocks), /coder/);
 });

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
-import { runBot } from '../../src/cli/bot.ts';
+import { runBot } from '../../src/slack/main.ts';
 import { signedPost, slashCommandBody, startSlackApi, type SlackApiStandIn } from '../helpers/slack.ts';
 
 let slack: SlackApiStandIn;

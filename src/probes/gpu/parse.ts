@@ -3,7 +3,7 @@
 // matter. Bracketed values (`[N/A]`, `[Not Supported]`, `[Unknown Error]`, ...) become null.
 // Nothing here throws: output that is not what we asked for is a parse error with the offending text.
 
-import type { GpuMemory } from './types.ts';
+import type { GpuMemory } from '../types.ts';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 

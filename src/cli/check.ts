@@ -1,0 +1,62 @@
+// `seat check`: what a valid inventory describes, as the probes will read it. Names of key
+// variables and whether they are set, never their values; the base URL cannot hold a password
+// (the schema refuses one).
+import type { Fleet } from '../inventory/fleet.ts';
+import type { Seat } from '../inventory/schema.ts';
+
+const n = (x: number): string => x.toLocaleString('en-US');
+const plural = (count: number, one: string, many = `${one}s`): string => `${n(count)} ${count === 1 ? one : many}`;
+
+export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv): string {
+  const inv = fleet.inventory;
+  const gpus = [...fleet.hosts.values()].reduce((sum, h) => sum + h.host.gpus.length, 0);
+  const out: string[] = [
+    `${path}: a valid inventory`,
+    `fleet ${JSON.stringify(inv.fleet)}${inv.drill ? ' (DRILL: stand-ins, not the real fleet)' : ''}: ${plural(fleet.sites.size, 'site')}, ${plural(fleet.hosts.size, 'host')}, ${plural(gpus, 'GPU')}, ${plural(fleet.seats.size, 'seat')}, ${plural(fleet.aliases.size, 'alias', 'aliases')}`,
+    `settings: probe timeout ${n(inv.settings.probeTimeoutMs)} ms, deadline ${n(inv.settings.deadlineMs)} ms, concurrency ${inv.settings.concurrency}, GPU free floor ${n(inv.settings.marginFloorMiB)} MiB, UPS load warning ${inv.settings.upsLoadWarnPct}%`,
+    `on call: ${inv.oncall.users.join(', ') || 'no users'}${inv.oncall.userGroup ? `, group ${inv.oncall.userGroup}` : ''}; channels ${inv.oncall.channels.join(', ') || 'none'}`,
+    '',
+    `gateway ${inv.gateway.baseUrl}`,
+  ];
+  for (const [name, key] of Object.entries(inv.gateway.keys)) {
+    out.push(`  key ${name.padEnd(12)} from $${key.env} (${env[key.env] ? 'set' : 'not set here'})`);
+  }
+  for (const [siteName, site] of fleet.sites) {
+    out.push('', `site ${siteName}${site.description ? ` — ${site.description.replace(/\p{Cc}/gu, '')}` : ''}`);
+    for (const h of fleet.hostsAt(siteName)) {
+      const gpuList = h.host.gpus.length > 0 ? `GPUs ${h.host.gpus.map((g) => g.index).join(' ')}` : 'no GPUs';
+      out.push(`  host ${h.name.padEnd(14)} ${h.host.address.padEnd(15)} ssh ${h.host.ssh.padEnd(20)} ${h.host.gpuVendor}, ${gpuList}`);
+    }
+    if (site.ups) {
+      const rating = [site.ups.ratedVA ? `${n(site.ups.ratedVA)} VA` : '', site.ups.ratedW ? `${n(site.ups.ratedW)} W` : ''].filter(Boolean).join(' / ');
+      out.push(`  ups  ${site.ups.name} on ${site.ups.host}:${site.ups.port} (NUT)${rating ? `, rated ${rating}` : ''}`);
+    }
+    for (const [name, bmc] of Object.entries(site.bmc)) out.push(`  bmc  ${name} ${bmc.address}${ports(bmc.tcpPorts)}`);
+    if (site.firewall) out.push(`  firewall ${site.firewall.address}${ports(site.firewall.tcpPorts)}`);
+  }
+  out.push('', fleet.seats.size > 0 ? 'seats' : 'seats: none');
+  for (const s of fleet.seats.values()) {
+    const gpusText = `GPU${s.seat.gpus.length > 1 ? 's' : ''} ${s.seat.gpus.join(',')}`;
+    const container = s.seat.container ? `, container ${s.seat.container}` : '';
+    out.push(`  ${s.name.padEnd(16)} ${s.host.name} ${gpusText}, port ${s.seat.port}, budget ${budget(s.seat)}${container}`);
+  }
+  out.push('', fleet.aliases.size > 0 ? 'aliases' : 'aliases: none');
+  for (const a of fleet.aliases.values()) {
+    const to = a.alias.backend
+      ? `backend ${a.alias.backend.name}`
+      : a.seats.map((s) => `${s.name}@${s.host.name}`).join(', ');
+    const notes = [a.paid ? 'paid' : '', a.alias.optIn ? 'opt-in' : '', a.forKeys ? `keys: ${a.forKeys.join(', ')}` : ''].filter(Boolean);
+    out.push(`  ${a.name.padEnd(16)} ${a.alias.kind.padEnd(9)} → ${to}${notes.length > 0 ? `  (${notes.join(', ')})` : ''}`);
+  }
+  return out.join('\n');
+}
+
+function ports(list: number[]): string {
+  return list.length > 0 ? `, tcp ${list.join(',')}` : '';
+}
+
+function budget(seat: Seat): string {
+  if (seat.kvCacheMemoryBytes !== undefined) return `KV cache ${n(Math.round(seat.kvCacheMemoryBytes / 2 ** 20))} MiB + weights`;
+  if (seat.gpuMemoryUtilization !== undefined) return `${seat.gpuMemoryUtilization} of the card`;
+  return 'not declared';
+}

@@ -1,0 +1,206 @@
+// The parser made from the command table: words → a typed command, or one line naming what was
+// wrong. Flags go through Node's own util.parseArgs (strict); this file only turns its refusals
+// into plain words and checks arguments against the inventory. Never throws.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ArgSpec, CommandSpec, FlagSpec, FrontEnd, Input } from './spec.ts';
+import { nearest } from './suggest.ts';
+import { checkToken, checkTokens, cleanFreeText, quote, type Word } from './tokens.ts';
+
+export type ParseResult<C = { verb: string }> = { ok: true; command: C } | { ok: false; error: string };
+
+export interface ParseContext {
+  frontEnd: FrontEnd;
+  /** The inventory's sites; null before it is loaded: a site is then only checked as a word. */
+  sites: readonly string[] | null;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+const HELP_FLAG = { type: 'boolean', short: 'h' } as const;
+const DEFAULT_TEXT_MAX = 500;
+
+/**
+ * `raw` is the text as typed when there is one (Slack, a console line): free text is then taken
+ * from it verbatim. For argv it is null and the words are joined with one space.
+ */
+export function parseWords(table: readonly CommandSpec[], words: Word[], raw: string | null, ctx: ParseContext): ParseResult {
+  const offered = table.filter((s) => s.frontEnds.includes(ctx.frontEnd));
+  const first = words[0];
+  const helpSpec = offered.find((s) => s.words[0] === 'help');
+  if (!first) return helpSpec ? build(helpSpec, { args: {}, flags: {} }) : { ok: false, error: 'no command given' };
+  const refused = checkToken(first.text);
+  if (refused) return fail(refused);
+  const spec = table.find((s) => s.words.includes(first.text));
+  if (!spec) return fail(unknownCommand(first.text, offered));
+  const verb = spec.words[0];
+  if (!spec.frontEnds.includes(ctx.frontEnd)) return fail(`${verb} is ${elsewhere(spec.frontEnds)}`);
+
+  const textArg = spec.args.find((a) => a.kind === 'text');
+  const fixed = spec.args.filter((a) => a.kind !== 'text');
+  const rest = words.slice(1);
+  const split = textArg ? splitFreeText(rest, spec, fixed.length) : { structured: rest, textFrom: -1 };
+  const checked = checkTokens(split.structured.map((w) => w.text));
+  if (!checked.ok) return checked;
+
+  const options: Options = { help: HELP_FLAG };
+  for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type, ...(flag.short ? { short: flag.short } : {}) };
+  let parsed: ReturnType<typeof parseArgs<{ options: Options; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: checked.tokens, options, allowPositionals: true, strict: true });
+  } catch {
+    return fail(explainFlags(verb, checked.tokens, options, spec, ctx.frontEnd));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return helpSpec ? build(helpSpec, { args: { topic: verb }, flags: {} }) : fail('no help here');
+
+  const input: Input = { args: {}, flags: {} };
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    const value = values[name];
+    if (value !== undefined && !offeredOn(flag, spec, ctx.frontEnd)) return fail(`--${name} is ${elsewhere(flag.frontEnds ?? [])} (seat ${verb} ... --${name})`);
+    if (flag.type === 'boolean') {
+      input.flags[name] = value === true;
+      continue;
+    }
+    if (typeof value !== 'string') continue;
+    const converted = convertFlag(name, flag, value);
+    if (!converted.ok) return converted;
+    input.flags[name] = converted.value;
+  }
+
+  if (positionals.length > fixed.length) return fail(tooMany(verb, fixed, positionals));
+  for (const [i, arg] of fixed.entries()) {
+    const value = positionals[i];
+    if (value === undefined) {
+      if (arg.required) return fail(needs(verb, arg, ctx));
+      continue;
+    }
+    const error = checkArg(arg, value, table, offered, ctx);
+    if (error) return fail(error);
+    input.args[arg.name] = value;
+  }
+  if (textArg) {
+    const text = freeText(rest, split.textFrom, raw);
+    const error = checkText(verb, textArg, text);
+    if (error) return fail(error);
+    if (text !== '') input.args[textArg.name] = text;
+  }
+  return build(spec, input);
+}
+
+function build(spec: CommandSpec, input: Input): ParseResult {
+  return { ok: true, command: spec.build(input) };
+}
+
+function fail(error: string): { ok: false; error: string } {
+  return { ok: false, error };
+}
+
+function offeredOn(flag: FlagSpec, spec: CommandSpec, fe: FrontEnd): boolean {
+  return (flag.frontEnds ?? spec.frontEnds).includes(fe);
+}
+
+function elsewhere(frontEnds: readonly FrontEnd[]): string {
+  return frontEnds.includes('cli') ? 'for the terminal only' : 'for Slack only';
+}
+
+export function unknownCommand(word: string, offered: readonly CommandSpec[]): string {
+  if (word.startsWith('-')) {
+    const flag = nearest(word, offered.flatMap((s) => s.words.filter((w) => w.startsWith('-'))));
+    return flag ? `unknown option ${quote(word)} — did you mean ${flag}?` : `unknown option ${quote(word)}: flags come after the command (seat probe fv --json)`;
+  }
+  const names = offered.map((s) => s.words[0]);
+  const near = nearest(word, names);
+  return near ? `unknown command ${quote(word)} — did you mean ${near}?` : `unknown command ${quote(word)} (known: ${names.join(', ')})`;
+}
+
+/** Where the free text starts: after `--`, or at the first word past the flags and fixed arguments. */
+function splitFreeText(rest: Word[], spec: CommandSpec, fixedCount: number): { structured: Word[]; textFrom: number } {
+  let positional = 0;
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i]!.text;
+    if (w === '--') return { structured: rest.slice(0, i), textFrom: i + 1 };
+    if (w.startsWith('-') && w.length > 1) {
+      const flag = spec.flags[w.replace(/^-+/, '').split('=')[0]!];
+      if (flag?.type === 'string' && !w.includes('=')) i++;
+      continue;
+    }
+    if (positional < fixedCount) {
+      positional++;
+      continue;
+    }
+    return { structured: rest.slice(0, i), textFrom: i };
+  }
+  return { structured: rest, textFrom: rest.length };
+}
+
+function freeText(rest: Word[], from: number, raw: string | null): string {
+  const words = rest.slice(from);
+  if (words.length === 0) return '';
+  const typed = raw === null ? words.map((w) => w.text).join(' ') : raw.slice(words[0]!.start);
+  return cleanFreeText(typed);
+}
+
+function checkText(verb: string, arg: ArgSpec, text: string): string | null {
+  if (text === '') return arg.required ? `${verb} needs ${arg.shown}: ${arg.help}` : null;
+  const max = arg.maxLength ?? DEFAULT_TEXT_MAX;
+  const length = [...text].length;
+  return length > max ? `${arg.name} is ${length} characters; the most is ${max}` : null;
+}
+
+function convertFlag(name: string, flag: FlagSpec, value: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (!flag.schema) return { ok: true, value };
+  const r = flag.schema.safeParse(value);
+  if (r.success) return { ok: true, value: r.data };
+  const issue = r.error.issues[0];
+  const why = issue?.code === 'custom' ? issue.message : `expected ${flag.expect ?? flag.value ?? 'a value'}, got ${quote(value)}`;
+  return { ok: false, error: `--${name}: ${why}` };
+}
+
+function explainFlags(verb: string, args: string[], options: Options, spec: CommandSpec, fe: FrontEnd): string {
+  const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
+  const known = Object.entries(spec.flags).filter(([, f]) => offeredOn(f, spec, fe)).map(([n]) => `--${n}`);
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const option = options[t.name];
+    if (!option) {
+      const near = nearest(t.rawName, [...known, '--help']);
+      if (near) return `unknown option ${quote(t.rawName)} for ${verb} — did you mean ${near}?`;
+      return known.length > 0 ? `unknown option ${quote(t.rawName)} for ${verb} (known: ${known.join(', ')})` : `unknown option ${quote(t.rawName)}: ${verb} takes no options`;
+    }
+    if (option.type === 'boolean' && t.value !== undefined) return `${t.rawName} takes no value, got ${quote(t.value)}`;
+    if (option.type === 'string' && (t.value === undefined || (!t.inlineValue && t.value.startsWith('-')))) {
+      const flag = spec.flags[t.name];
+      return `${t.rawName} needs a value: ${flag?.value ?? 'VALUE'}${flag?.expect ? ` (${flag.expect})` : ''}`;
+    }
+  }
+  return `the flags of ${verb} do not read: ${quote(args.join(' '))}`;
+}
+
+function tooMany(verb: string, fixed: ArgSpec[], positionals: string[]): string {
+  const extra = positionals.slice(fixed.length);
+  if (fixed.length === 0) return `${verb} takes no arguments, got ${quote(extra.join(' '))}`;
+  if (fixed.length === 1) return `${verb} takes one ${fixed[0]!.name}, got ${quote(positionals[0]!)} and ${quote(extra.join(' '))}`;
+  return `${verb} takes ${fixed.map((a) => a.shown).join(' ')}, got also ${quote(extra.join(' '))}`;
+}
+
+function needs(verb: string, arg: ArgSpec, ctx: ParseContext): string {
+  if (arg.kind === 'site-or-all') return ctx.sites ? `${verb} needs a site: ${[...ctx.sites, 'all'].join(', ')}` : `${verb} needs a site (or all)`;
+  return `${verb} needs ${arg.shown}: ${arg.help}`;
+}
+
+function checkArg(arg: ArgSpec, value: string, table: readonly CommandSpec[], offered: readonly CommandSpec[], ctx: ParseContext): string | null {
+  switch (arg.kind) {
+    case 'site-or-all': {
+      if (ctx.sites === null || value === 'all' || ctx.sites.includes(value)) return null;
+      const known = `(known: ${[...ctx.sites, 'all'].join(', ')})`;
+      const near = nearest(value, ctx.sites);
+      return near ? `unknown site ${quote(value)} ${known} — did you mean ${near}?` : `unknown site ${quote(value)} ${known}`;
+    }
+    case 'command': {
+      if (offered.some((s) => s.words.includes(value))) return null;
+      const other = table.find((s) => s.words.includes(value));
+      return other ? `${other.words[0]} is ${elsewhere(other.frontEnds)}` : unknownCommand(value, offered);
+    }
+    case 'text':
+      return null;
+  }
+}

@@ -1,0 +1,66 @@
+// Words of a command, before the grammar sees them. Verbs, site names and flags are held to a
+// narrow alphabet (nothing a shell or Slack could turn into something else); free text is data,
+// kept as typed, only stripped of control characters.
+
+export const MAX_COMMAND_LENGTH = 512;
+
+export type TokenResult = { ok: true; tokens: string[] } | { ok: false; error: string };
+
+/** A word: a name, a number, a list, a flag (`--only=a,b`, `-h`) or the end-of-flags marker `--`. */
+const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._,=-]*$|^--[a-z][a-z-]*(?:=[A-Za-z0-9._,-]+)?$|^-[a-zA-Z]$|^--$/;
+const MAX_WORD = 64;
+
+export function checkToken(word: string): string | null {
+  if (word.length > MAX_WORD) return `word ${quote(word)} is too long`;
+  if (TOKEN.test(word)) return null;
+  const bad = [...word].find((ch) => !/[A-Za-z0-9._,=-]/.test(ch));
+  return bad ? `unexpected character ${quote(bad)} in ${quote(word)}` : `unexpected word ${quote(word)}`;
+}
+
+export function checkTokens(words: string[]): TokenResult {
+  for (const word of words) {
+    const error = checkToken(word);
+    if (error) return { ok: false, error };
+  }
+  return { ok: true, tokens: words };
+}
+
+/** A word of typed text and where it starts, so free text can be taken from the text as typed. */
+export interface Word {
+  text: string;
+  start: number;
+}
+
+export function tooLong(text: string): string | null {
+  return text.length > MAX_COMMAND_LENGTH ? `command is ${text.length} characters; the most is ${MAX_COMMAND_LENGTH}` : null;
+}
+
+/** Splits typed text into words, dropping a leading `/seat` or `seat`. Checks nothing else. */
+export function splitWords(text: string): Word[] {
+  const words = [...text.matchAll(/\S+/g)].map((m) => ({ text: m[0], start: m.index }));
+  if (words[0]?.text === '/seat' || words[0]?.text === 'seat') words.shift();
+  return words;
+}
+
+/** Splits command text into words, refusing anything a shell or Slack could make dangerous. */
+export function tokenize(text: string): TokenResult {
+  const long = tooLong(text);
+  if (long) return { ok: false, error: long };
+  return checkTokens(splitWords(text).map((w) => w.text));
+}
+
+// C0/C1 controls and the bidi overrides, embeddings and isolates that can make shown text lie
+// about its order ("Trojan Source"); joiners and marks that real scripts need stay.
+const LINE_BREAKS = /[\t\n\v\f\r\u0085\u2028\u2029]+/g;
+const CONTROLS = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu;
+
+/** Free text as typed, on one line, without control characters. */
+export function cleanFreeText(text: string): string {
+  return text.replace(LINE_BREAKS, ' ').replace(CONTROLS, '').trim();
+}
+
+export function quote(s: string): string {
+  const chars = [...s];
+  const shown = chars.length > 40 ? `${chars.slice(0, 37).join('')}...` : s;
+  return JSON.stringify(shown);
+}

@@ -1,0 +1,279 @@
+// Facts from findings: subjects and numbers, read from each finding's structured fields only.
+// Nothing here reads `detail`, `target` or `measuredBy`: they are for people and may be reworded.
+import type { Fleet } from '../inventory/fleet.ts';
+import type { Finding, FindingStatus, Reason } from '../probes/types.ts';
+
+export interface Route {
+  /** A host name, or `paid:<backend>` / `backend:<backend>` for outside backends. */
+  route: string;
+  /** The site of the host; null for outside backends. */
+  site: string | null;
+  aliases: string[];
+}
+
+export interface AliasFacts {
+  total: number;
+  up: number;
+  down: number;
+  degraded: number;
+  unknown: number;
+  /** Paid aliases only listed, not called: up, but nothing was exercised. */
+  listedOnly: number;
+  /** Aliases down, grouped by where they route. */
+  downByRoute: Route[];
+  degradedByRoute: Route[];
+  /** Aliases that fail through the gateway, with whose fault it is. */
+  failing: { alias: string; reason: Reason; seats: string[]; site: string | null }[];
+}
+
+export interface FallbackFacts {
+  kind: 'chat' | 'embedding';
+  /** Free local aliases of this kind that answered. */
+  localUp: string[];
+  /** Paid aliases of this kind (opt-in names only). */
+  paid: string[];
+  /** Hosts of the down aliases of this kind. */
+  downOn: string[];
+}
+
+export interface GatewayFacts {
+  keys: { key: string; envVar: string; status: FindingStatus; reason: Reason | null }[];
+  /** Keys whose listing was measured (not unset). */
+  measured: number;
+  /** Every measured key failed to list: the gateway or the keys, not the hosts. */
+  listingFailed: boolean;
+  /** Every measured key failed without a rejection (connection, timeout, 5xx). */
+  unreachable: boolean;
+  /** Every measured key was refused (401/403). */
+  rejected: boolean;
+  rejectedVars: string[];
+  unsetVars: string[];
+}
+
+export interface SiteFacts {
+  site: string;
+  inScope: boolean;
+  state: 'up' | 'dark' | 'partial' | 'not probed';
+  answered: number;
+  failed: number;
+  /** Every BMC of the site was probed and failed (false when it has none or one answered). */
+  bmcDown: boolean;
+  /** Addresses of the site that failed, by role and name. */
+  down: { role: string; name: string; reason: Reason | null }[];
+  hasUps: boolean;
+}
+
+export interface GpuFacts {
+  total: number;
+  /** Cards with a measured free figure. */
+  measured: number;
+  underFloor: { host: string; index: number; site: string | null; freeMiB: number; floorMiB: number }[];
+  unknown: { host: string; index: number; reason: Reason | null }[];
+  enginesNotRunning: { seat: string; host: string; index: number; site: string | null }[];
+}
+
+export interface UpsFacts {
+  site: string;
+  ups: string;
+  status: FindingStatus;
+  reason: Reason | null;
+  flags: string[];
+  loadPct: number | null;
+  loadW: number | null;
+  ratedW: number | null;
+}
+
+export interface SeatFacts {
+  total: number;
+  down: { seat: string; host: string; site: string | null; reason: Reason | null }[];
+}
+
+export interface Summary {
+  sites: SiteFacts[];
+  aliases: AliasFacts;
+  gateway: GatewayFacts;
+  seats: SeatFacts;
+  fallback: FallbackFacts[];
+  gpus: GpuFacts;
+  ups: UpsFacts[];
+  counts: Record<FindingStatus, number>;
+}
+
+export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = fleet.siteNames): Summary {
+  const counts: Record<FindingStatus, number> = { up: 0, down: 0, degraded: 0, unknown: 0 };
+  for (const f of findings) counts[f.status] += 1;
+  return {
+    sites: siteFacts(fleet, findings, scope),
+    aliases: aliasFacts(fleet, findings),
+    gateway: gatewayFacts(fleet, findings),
+    seats: seatFacts(fleet, findings),
+    fallback: fallbacks(fleet, findings),
+    gpus: gpuFacts(fleet, findings),
+    ups: upsFacts(findings),
+    counts,
+  };
+}
+
+/** Where an alias's traffic lands: its seats' hosts, or its outside backend. */
+export function routesOf(fleet: Fleet, alias: string): { route: string; site: string | null }[] {
+  const a = fleet.aliases.get(alias);
+  if (!a) return [{ route: 'not in inventory', site: null }];
+  const hosts = [...new Map(a.seats.map((s) => [s.host.name, s.host.site])).entries()];
+  if (hosts.length > 0) return hosts.map(([route, site]) => ({ route, site }));
+  const b = a.alias.backend;
+  return [{ route: b ? `${b.paid ? 'paid' : 'backend'}:${b.name}` : 'not in inventory', site: null }];
+}
+
+function aliasFindings(findings: Finding[]): (Finding & { subject: { kind: 'alias'; inInventory: true } })[] {
+  return findings.filter((f): f is Finding & { subject: { kind: 'alias'; inInventory: true } } => f.subject.kind === 'alias' && f.subject.inInventory);
+}
+
+function byRoute(fleet: Fleet, names: string[]): Route[] {
+  const out = new Map<string, Route>();
+  for (const name of names) {
+    for (const r of routesOf(fleet, name)) {
+      const entry = out.get(r.route) ?? { ...r, aliases: [] };
+      entry.aliases.push(name);
+      out.set(r.route, entry);
+    }
+  }
+  return [...out.values()];
+}
+
+const FAILING: ReadonlySet<Reason> = new Set(['backend_down', 'backend_failing', 'gateway_fault']);
+
+function aliasFacts(fleet: Fleet, findings: Finding[]): AliasFacts {
+  const aliases = aliasFindings(findings);
+  const named = (s: FindingStatus): string[] => aliases.filter((a) => a.status === s).map((a) => a.subject.name);
+  const n = (s: FindingStatus): number => aliases.filter((a) => a.status === s).length;
+  return {
+    total: aliases.length,
+    up: n('up'),
+    down: n('down'),
+    degraded: n('degraded'),
+    unknown: n('unknown'),
+    listedOnly: aliases.filter((a) => a.status === 'up' && a.data.kind === 'alias' && !a.data.exercised && a.data.paid).length,
+    downByRoute: byRoute(fleet, named('down')),
+    degradedByRoute: byRoute(fleet, named('degraded')),
+    failing: aliases
+      .filter((a) => a.reason !== undefined && FAILING.has(a.reason))
+      .map((a) => ({
+        alias: a.subject.name,
+        reason: a.reason!,
+        seats: a.data.kind === 'alias' ? a.data.routedSeats : [],
+        site: routesOf(fleet, a.subject.name)[0]?.site ?? null,
+      })),
+  };
+}
+
+function gatewayFacts(fleet: Fleet, findings: Finding[]): GatewayFacts {
+  const byKey = new Map<string, Finding>();
+  for (const f of findings) if (f.subject.kind === 'gateway') byKey.set(f.subject.key, f);
+  const keys = [...Object.entries(fleet.inventory.gateway.keys)].flatMap(([key, k]) => {
+    const f = byKey.get(key);
+    return f ? [{ key, envVar: k.env, status: f.status, reason: f.reason ?? null }] : [];
+  });
+  const measuredKeys = keys.filter((k) => k.reason !== 'key_unset');
+  const down = measuredKeys.filter((k) => k.status === 'down');
+  const listingFailed = measuredKeys.length > 0 && down.length === measuredKeys.length;
+  return {
+    keys,
+    measured: measuredKeys.length,
+    listingFailed,
+    unreachable: listingFailed && down.every((k) => k.reason !== 'key_rejected'),
+    rejected: listingFailed && down.every((k) => k.reason === 'key_rejected'),
+    rejectedVars: measuredKeys.filter((k) => k.reason === 'key_rejected').map((k) => k.envVar),
+    unsetVars: keys.filter((k) => k.reason === 'key_unset').map((k) => k.envVar),
+  };
+}
+
+function seatFacts(fleet: Fleet, findings: Finding[]): SeatFacts {
+  const seats = findings.filter((f) => f.subject.kind === 'seat' && f.probe === 'seat');
+  return {
+    total: seats.length,
+    down: seats.flatMap((f) =>
+      f.subject.kind === 'seat' && f.status === 'down'
+        ? [{ seat: f.subject.name, host: f.subject.host, site: fleet.hosts.get(f.subject.host)?.site ?? null, reason: f.reason ?? null }]
+        : [],
+    ),
+  };
+}
+
+function fallbacks(fleet: Fleet, findings: Finding[]): FallbackFacts[] {
+  const status = new Map(aliasFindings(findings).map((f) => [f.subject.name, f.status]));
+  const out: FallbackFacts[] = [];
+  for (const kind of ['chat', 'embedding'] as const) {
+    const ofKind = [...fleet.aliases.values()].filter((a) => a.alias.kind === kind && status.has(a.name));
+    // A paid alias down leaves the local ones as they were: no fallback to talk about.
+    const down = ofKind.filter((a) => !a.paid && status.get(a.name) === 'down');
+    if (down.length === 0) continue;
+    out.push({
+      kind,
+      localUp: ofKind.filter((a) => !a.paid && !a.alias.optIn && status.get(a.name) === 'up').map((a) => a.name),
+      paid: ofKind.filter((a) => a.paid).map((a) => a.name),
+      downOn: [...new Set(down.flatMap((a) => routesOf(fleet, a.name).map((r) => r.route)))],
+    });
+  }
+  return out;
+}
+
+function gpuFacts(fleet: Fleet, findings: Finding[]): GpuFacts {
+  const cards = findings.filter((f) => f.subject.kind === 'gpu' || f.subject.kind === 'gpu-host');
+  const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [] };
+  for (const f of cards) {
+    const g = f.data.kind === 'gpu' ? f.data.gpu : null;
+    if (g && g.freeMiB !== null) {
+      facts.measured += 1;
+      if (g.freeMiB < g.floorMiB) facts.underFloor.push({ host: g.host, index: g.index, site: fleet.hosts.get(g.host)?.site ?? null, freeMiB: g.freeMiB, floorMiB: g.floorMiB });
+    }
+    if (f.status === 'unknown' || (f.status === 'down' && (!g || g.freeMiB === null))) {
+      facts.unknown.push({ host: g?.host ?? f.host ?? '?', index: g?.index ?? -1, reason: f.reason ?? null });
+    }
+  }
+  for (const f of findings) {
+    if (f.reason === 'engine_not_running' && f.data.kind === 'gpu-seat') facts.enginesNotRunning.push({ seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null });
+  }
+  return facts;
+}
+
+function upsFacts(findings: Finding[]): UpsFacts[] {
+  return findings.flatMap((f) => {
+    if (f.subject.kind !== 'ups' || f.data.kind !== 'ups') return [];
+    const u = f.data.ups;
+    return [{ site: f.subject.site, ups: f.subject.ups, status: f.status, reason: f.reason ?? null, flags: u.status, loadPct: u.loadPct, loadW: u.loadW, ratedW: u.ratedW }];
+  });
+}
+
+function siteFacts(fleet: Fleet, findings: Finding[], scope: string[]): SiteFacts[] {
+  const bySite = new Map<string, Finding[]>();
+  for (const f of findings) {
+    const site = f.subject.kind === 'address' || f.subject.kind === 'ups' ? f.subject.site : null;
+    if (site === null) continue;
+    const list = bySite.get(site);
+    if (list) list.push(f);
+    else bySite.set(site, [f]);
+  }
+  return fleet.siteNames.map((site) => {
+    const mine = bySite.get(site) ?? [];
+    const answered = mine.filter((f) => f.status === 'up' || f.status === 'degraded').length;
+    const failed = mine.filter((f) => f.status === 'down').length;
+    let state: SiteFacts['state'];
+    // Dark: nothing at the site answered and at least one address definitely failed.
+    if (answered + failed === 0) state = 'not probed';
+    else if (answered === 0) state = 'dark';
+    else state = failed === 0 ? 'up' : 'partial';
+    const bmcs = mine.filter((f) => f.subject.kind === 'address' && f.subject.role === 'bmc');
+    return {
+      site,
+      inScope: scope.includes(site),
+      state,
+      answered,
+      failed,
+      bmcDown: bmcs.length > 0 && bmcs.every((f) => f.status === 'down'),
+      down: mine.flatMap((f) =>
+        f.status === 'down' ? [{ role: f.subject.kind === 'address' ? f.subject.role : 'ups', name: f.subject.kind === 'address' ? f.subject.name : f.subject.kind === 'ups' ? f.subject.ups : '?', reason: f.reason ?? null }] : [],
+      ),
+      hasUps: fleet.site(site)?.ups !== undefined,
+    };
+  });
+}

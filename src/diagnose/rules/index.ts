@@ -1,0 +1,24 @@
+// The diagnosis rules in their order of precedence: the first that matches decides the proposal.
+// A site's own darkness outranks its UPS; the gateway outranks the hosts behind it (every alias is
+// cut off there); a GPU under its floor explains a backend failing on it, so it comes before.
+import type { Summary } from '../facts.ts';
+import { backendDown } from './backend-down.ts';
+import { gatewayDown } from './gateway-down.ts';
+import { keysRejected } from './keys-rejected.ts';
+import { noNetwork } from './no-network.ts';
+import { seatOom } from './seat-oom.ts';
+import { siteDark } from './site-dark.ts';
+import type { Proposal, Rule } from './types.ts';
+import { upsOverload } from './ups-overload.ts';
+
+export const RULES: readonly Rule[] = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatOom, backendDown];
+
+export function propose(facts: Summary): Proposal | null {
+  for (const rule of RULES) {
+    const p = rule(facts);
+    if (p) return p;
+  }
+  return null;
+}
+
+export type { Proposal, RuleId } from './types.ts';

@@ -1,0 +1,42 @@
+// Reading a peer's stream with a cap: what a peer sends costs at most the cap plus one chunk of
+// memory, however long it keeps sending. NUT's lines are capped in nut.ts; HTTP bodies here.
+
+/**
+ * Reads a body chunk by chunk and stops past `max` bytes, cancelling the stream so the peer's
+ * connection is dropped: an endless chunked answer costs at most `max` plus one chunk of memory.
+ * `broke` is the error when the stream failed mid-way (reset, abort).
+ */
+export async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (!body) return { bytes: new Uint8Array(0), total, over: false };
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) {
+        const room = max - (total - value.byteLength);
+        if (room > 0) chunks.push(value.subarray(0, room));
+        await reader.cancel().catch(() => {});
+        return { bytes: concat(chunks, max), total, over: true };
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    await reader.cancel().catch(() => {});
+    return { bytes: concat(chunks, total), total, over: false, broke: err };
+  }
+  return { bytes: concat(chunks, total), total, over: false };
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(Math.min(size, chunks.reduce((n, c) => n + c.byteLength, 0)));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,188 @@
+// The one HTTP request every probe makes: never throws, never follows a redirect, never reads more
+// than a cap, and never lets a peer's words out uncleaned or with a key in them. A gateway or a
+// backend is a peer we measure, not one we trust.
+//
+// Wiring: `httpRequest(url, init, { fetch: env.fetch, timeoutMs: env.timeoutMs, maxBytes:
+// env.maxBodyBytes, signal, now: env.now, secrets })`. Pass the runner's signal as `signal`, never
+// in `init` (ours replaces it). 'timeout' is our own timer (word it "no answer within N ms");
+// 'stopped' is the caller's signal (the runner's deadline or a cancel: the runner words those).
+import { readCapped } from './capped.ts';
+import { clean, cut, fmtInt, redact } from './text.ts';
+import { isTimeout, realTimer, withTimeout, type SetTimer } from './timeout.ts';
+
+export type HttpCode = 'ok' | 'http_status' | 'timeout' | 'refused' | 'reset' | 'unreachable' | 'dns' | 'redirect' | 'too_large' | 'bad_answer' | 'stopped' | 'error';
+
+export interface HttpOutcome {
+  /** A 2xx whose whole body was read. */
+  ok: boolean;
+  /** The status line's code, or null when none came. Set with code timeout/reset when the body broke off. */
+  httpStatus: number | null;
+  /** What happened; decide on this, not on httpStatus. 'bad_answer' is never set here: callers judge bodies. */
+  code: HttpCode;
+  /** One line, cleaned, redacted, at most 160 characters: the body's error message or the transport's. */
+  error?: string;
+  /** Where a 3xx pointed (not followed), cleaned and redacted. */
+  location?: string;
+  /** Body bytes read (at most maxBytes plus one chunk). */
+  bytes: number;
+  latencyMs: number;
+}
+
+export interface HttpResult {
+  outcome: HttpOutcome;
+  /** The parsed body when it was JSON and under the cap; else undefined. */
+  json: unknown;
+  /** The body as read (under the cap; the first maxBytes when over it). Raw: neither cleaned nor redacted. */
+  text: string;
+}
+
+export interface HttpOptions {
+  fetch?: typeof fetch;
+  timeoutMs: number;
+  /** Default 1 MiB. */
+  maxBytes?: number;
+  /** The runner's stop: aborted → code 'stopped' (unless our own timeout fired first → 'timeout'). */
+  signal?: AbortSignal;
+  /** Monotonic milliseconds, for latency. */
+  now?: () => number;
+  /** Values redacted from every error line and location. */
+  secrets?: readonly string[];
+  setTimer?: SetTimer;
+}
+
+export const DEFAULT_MAX_BYTES = 1024 * 1024;
+export const MESSAGE_MAX = 160;
+const STALE_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+export async function httpRequest(url: string, init: RequestInit, opts: HttpOptions): Promise<HttpResult> {
+  const now = opts.now ?? (() => performance.now());
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const secrets = opts.secrets ?? [];
+  const t0 = now();
+  const { signal, clear } = withTimeout(opts.signal, opts.timeoutMs, opts.setTimer ?? realTimer);
+  const fail = (code: HttpCode, error: string, httpStatus: number | null = null, bytes = 0, text = ''): HttpResult => ({
+    outcome: { ok: false, httpStatus, code, error: line(error, secrets), bytes, latencyMs: Math.round(now() - t0) },
+    json: undefined,
+    text,
+  });
+  const aborted = (): HttpCode => (isTimeout(signal) ? 'timeout' : 'stopped');
+  const abortWords = (): string => (isTimeout(signal) ? `no answer within ${opts.timeoutMs} ms` : 'stopped before an answer');
+  try {
+    let res: Response | undefined;
+    for (let attempt = 0; !res; attempt++) {
+      try {
+        res = await (opts.fetch ?? fetch)(url, { ...init, signal, redirect: 'manual' });
+      } catch (err) {
+        if (signal.aborted) return fail(aborted(), abortWords());
+        const raw = rawCode(err);
+        // A kept-alive connection the server closed (a gateway restart) fails once before any byte is
+        // answered; only a GET is safe to send again on a fresh one.
+        if (attempt === 0 && STALE_SOCKET.has(raw.code) && (init.method ?? 'GET').toUpperCase() === 'GET') continue;
+        return fail(transportCode(raw.code), raw.code || raw.message);
+      }
+    }
+    const status = res.status;
+    if (status >= 300 && status < 400) {
+      await res.body?.cancel().catch(() => {});
+      const where = res.headers.get('location');
+      const location = where === null ? undefined : cut(redact(clean(where), secrets), 200);
+      const r = fail('redirect', `redirected to ${location ?? 'nowhere named'}: not followed`, status);
+      if (location !== undefined) r.outcome.location = location;
+      return r;
+    }
+    const declared = Number(res.headers.get('content-length') ?? NaN);
+    if (declared > maxBytes) {
+      await res.body?.cancel().catch(() => {});
+      return fail('too_large', `answer over ${fmtInt(maxBytes)} bytes, cut`, status);
+    }
+    const body = await readCapped(res.body, maxBytes);
+    const text = new TextDecoder().decode(body.bytes);
+    if (body.broke) {
+      if (signal.aborted) return fail(aborted(), `answer cut off: ${abortWords()}`, status, body.total, text);
+      return fail(transportCode(rawCode(body.broke).code), 'answer cut off: connection broke mid-answer', status, body.total, text);
+    }
+    if (body.over) return fail('too_large', `answer over ${fmtInt(maxBytes)} bytes, cut`, status, body.total, text);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const outcome: HttpOutcome = { ok: res.ok, httpStatus: status, code: res.ok ? 'ok' : 'http_status', bytes: body.total, latencyMs: Math.round(now() - t0) };
+    if (!res.ok) {
+      const error = errorLine(json, text, secrets);
+      if (error) outcome.error = error;
+    }
+    return { outcome, json, text };
+  } catch (err) {
+    // Nothing above should throw; if it does, it is still an outcome, not a crash of the probe.
+    return fail(signal.aborted ? aborted() : 'error', err instanceof Error ? err.message : String(err));
+  } finally {
+    clear();
+  }
+}
+
+/**
+ * The first line of an error body, cleaned, redacted and cut to 160: LiteLLM's `error.message`,
+ * vLLM's `message`, FastAPI's `detail` (a string, or the first validation error's `msg`), or the
+ * text. LiteLLM's doubled class name and its "Received Model Group=" tail are dropped.
+ */
+export function errorLine(json: unknown, text: string, secrets: readonly string[]): string {
+  const j = json as { error?: { message?: unknown } | string; message?: unknown; detail?: unknown } | null | undefined;
+  const detail0 = Array.isArray(j?.detail) ? (j.detail[0] as { msg?: unknown } | undefined)?.msg : j?.detail;
+  const msg =
+    j?.error && typeof j.error === 'object' && typeof j.error.message === 'string'
+      ? j.error.message
+      : typeof j?.error === 'string'
+        ? j.error
+        : typeof j?.message === 'string'
+          ? j.message
+          : typeof detail0 === 'string'
+            ? detail0
+            : text;
+  const first = (msg.split(/\r\n|[\n\r\u2028\u2029]/).find((l) => clean(l) !== '') ?? '')
+    .replace(/^(litellm\.)?(\w+): \2: /, '$1$2: ')
+    .replace(/\.? Received Model Group=\S*$/, '');
+  return line(first, secrets);
+}
+
+/** clean → redact → cut: the order that leaves neither an escape nor half a key. */
+function line(s: string, secrets: readonly string[]): string {
+  return cut(redact(clean(s), secrets), MESSAGE_MAX);
+}
+
+/** undici puts the system error in `cause` (or in an AggregateError's first error when every address failed). */
+function rawCode(err: unknown): { code: string; message: string } {
+  const e = err as { cause?: { code?: unknown; errors?: { code?: unknown }[]; message?: unknown }; code?: unknown } | null | undefined;
+  const cause = e?.cause;
+  const code = cause?.code ?? cause?.errors?.[0]?.code ?? e?.code;
+  const message = typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
+  return { code: typeof code === 'string' ? code : '', message };
+}
+
+/** undici's and the system's codes → ours. Anything unknown is 'error', with the raw code as its words. */
+export function transportCode(raw: string): HttpCode {
+  switch (raw) {
+    case 'ECONNREFUSED':
+      return 'refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return 'reset';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EHOSTDOWN':
+    case 'ENETDOWN':
+      return 'unreachable';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'dns';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'ETIMEDOUT':
+      return 'timeout';
+    default:
+      return 'error';
+  }
+}

@@ -1,0 +1,122 @@
+// The requests: a key's model listing, the smallest real request per alias and key, and a seat's
+// own /health and /v1/models. Each returns what it measured as data; nothing here words a finding.
+import type { AliasRef, SeatRef } from '../../inventory/fleet.ts';
+import { httpRequest } from '../edge/http.ts';
+import { clean, cut } from '../edge/text.ts';
+import type { HttpOutcome, ProbeEnv } from '../types.ts';
+
+/** Model ids kept in a finding's data; the count is kept whole. A listing of 130,000 stays one finding. */
+export const MAX_MODELS_KEPT = 500;
+
+export interface Key {
+  name: string;
+  envVar: string;
+  secret: string | undefined;
+}
+
+export type Listing =
+  | { state: 'unset'; key: Key }
+  | { state: 'ok'; key: Key; outcome: HttpOutcome; models: Set<string> }
+  | { state: 'failed'; key: Key; outcome: HttpOutcome };
+
+export interface SeatCheck {
+  seat: SeatRef;
+  health: HttpOutcome;
+  models?: { id: string; maxModelLen: number | null }[];
+  modelsOutcome?: HttpOutcome;
+}
+
+export type KeyOutcome =
+  | { kind: 'unset'; key: Key }
+  | { kind: 'listing-failed'; key: Key; outcome: HttpOutcome }
+  | { kind: 'not-registered'; key: Key }
+  | { kind: 'not-intended'; key: Key }
+  | { kind: 'listed-only'; key: Key }
+  | { kind: 'ok'; key: Key; outcome: HttpOutcome }
+  | { kind: 'failed'; key: Key; outcome: HttpOutcome };
+
+export class Gateway {
+  constructor(
+    readonly base: string,
+    private readonly env: ProbeEnv,
+    private readonly secrets: string[],
+  ) {}
+
+  request(url: string, init: RequestInit, signal: AbortSignal): Promise<{ outcome: HttpOutcome; json: unknown }> {
+    return httpRequest(url, init, {
+      fetch: this.env.fetch,
+      timeoutMs: this.env.timeoutMs,
+      maxBytes: this.env.maxBodyBytes,
+      signal,
+      now: this.env.now,
+      secrets: this.secrets,
+    }).then((r) => ({ outcome: toOutcome(r.outcome), json: r.json }));
+  }
+
+  async list(key: Key, signal: AbortSignal): Promise<Listing> {
+    if (!key.secret) return { state: 'unset', key };
+    const r = await this.request(`${this.base}/v1/models`, { headers: { authorization: `Bearer ${key.secret}` } }, signal);
+    if (!r.outcome.ok) return { state: 'failed', key, outcome: r.outcome };
+    const data = (r.json as { data?: unknown } | undefined)?.data;
+    if (!Array.isArray(data)) return { state: 'failed', key, outcome: { ...r.outcome, ok: false, code: 'bad_answer', error: 'no model list in the answer' } };
+    const models = new Set<string>();
+    for (const m of data) {
+      const id = (m as { id?: unknown } | null)?.id;
+      if (typeof id === 'string') models.add(id);
+    }
+    return { state: 'ok', key, outcome: r.outcome, models };
+  }
+
+  async exercise(a: AliasRef, listing: Listing, paid: boolean, signal: AbortSignal): Promise<KeyOutcome> {
+    const key = listing.key;
+    const intended = a.forKeys === null || a.forKeys.includes(key.name);
+    if (listing.state === 'unset') return { kind: 'unset', key };
+    if (listing.state === 'failed') return { kind: 'listing-failed', key, outcome: listing.outcome };
+    if (!listing.models.has(a.name)) return intended ? { kind: 'not-registered', key } : { kind: 'not-intended', key };
+    if (a.paid && !paid) return { kind: 'listed-only', key };
+    const chat = a.alias.kind === 'chat';
+    const body = chat ? { model: a.name, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 } : { model: a.name, input: 'ping' };
+    const r = await this.request(
+      `${this.base}/v1/${chat ? 'chat/completions' : 'embeddings'}`,
+      { method: 'POST', headers: { authorization: `Bearer ${key.secret ?? ''}`, 'content-type': 'application/json' }, body: JSON.stringify(body) },
+      signal,
+    );
+    if (!r.outcome.ok) return { kind: 'failed', key, outcome: r.outcome };
+    const answer = r.json as { choices?: unknown; data?: unknown } | undefined;
+    if (!Array.isArray(chat ? answer?.choices : answer?.data)) {
+      return { kind: 'failed', key, outcome: { ...r.outcome, ok: false, code: 'bad_answer', error: `not ${chat ? 'a chat.completion' : 'a list of embeddings'}` } };
+    }
+    return { kind: 'ok', key, outcome: r.outcome };
+  }
+
+  async checkSeat(seat: SeatRef, signal: AbortSignal): Promise<SeatCheck> {
+    const health = (await this.request(`${seat.url}/health`, {}, signal)).outcome;
+    if (health.httpStatus === null) return { seat, health };
+    const r = await this.request(`${seat.url}/v1/models`, {}, signal);
+    const data = (r.json as { data?: unknown } | undefined)?.data;
+    if (!r.outcome.ok || !Array.isArray(data)) {
+      return { seat, health, modelsOutcome: r.outcome.ok ? { ...r.outcome, ok: false, code: 'bad_answer', error: 'no model list in the answer' } : r.outcome };
+    }
+    const models: { id: string; maxModelLen: number | null }[] = [];
+    for (const m of data.slice(0, MAX_MODELS_KEPT)) {
+      const o = m as { id?: unknown; max_model_len?: unknown } | null;
+      if (o && typeof o.id === 'string') models.push({ id: cut(clean(o.id), 120), maxModelLen: typeof o.max_model_len === 'number' ? o.max_model_len : null });
+    }
+    return { seat, health, models, modelsOutcome: r.outcome };
+  }
+}
+
+function toOutcome(o: { ok: boolean; httpStatus: number | null; code: string; error?: string; location?: string; latencyMs: number }): HttpOutcome {
+  return {
+    ok: o.ok,
+    httpStatus: o.httpStatus,
+    code: o.code,
+    ...(o.error ? { error: o.error } : {}),
+    ...(o.location ? { location: o.location } : {}),
+    latencyMs: o.latencyMs,
+  };
+}
+
+export function timeoutOutcome(ms: number): HttpOutcome {
+  return { ok: false, httpStatus: null, code: 'timeout', error: 'timeout', latencyMs: ms };
+}

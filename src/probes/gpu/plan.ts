@@ -1,0 +1,133 @@
+// GPU memory, measured: one task per GPU host, answering one finding per GPU with total, used and
+// free (read from the tool, never total − used), each seat's declared budget beside what its
+// processes hold, and the margin over the floor. Only free memory, measured, tells: the first seed's
+// 1,979 MiB "margin" against the declared budget fell back to slow kernels.
+//
+// The two queries (GPUs, processes) run as two invocations at once, locally or each over its own
+// `ssh -o BatchMode=yes`: no remote shell and no output marker to split on, each keeps its own exit
+// code, and a failed process list never hides the memory figures.
+import type { Fleet, HostRef } from '../../inventory/fleet.ts';
+import { measured } from '../finding.ts';
+import { runCommand, type CommandResult } from '../edge/exec.ts';
+import { clean, firstLine, firstSentence } from '../edge/text.ts';
+import type { Finding, ProbeEnv, ProbeScope, ProbeTask, Provenance } from '../types.ts';
+import { cardFindings, failureFindings, missingFinding, type GpuContext } from './findings.ts';
+import type { ProcessRow } from './parse.ts';
+import { pairWithInventory } from './pairing.ts';
+import { NVIDIA, XPU, type Failure, type Vendor } from './vendors.ts';
+
+export function planGpuTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv): ProbeTask[] {
+  const tasks: ProbeTask[] = [];
+  for (const site of scope.sites) {
+    for (const host of fleet.hostsAt(site)) {
+      if (host.host.gpuVendor === 'none') continue;
+      const vendor = host.host.gpuVendor === 'intel' ? XPU : NVIDIA;
+      const gpuCmd = command(host, vendor.tool, vendor.gpuArgs, env.timeoutMs);
+      const appsCmd = command(host, vendor.tool, vendor.appsArgs, env.timeoutMs);
+      const provenance = measured({ how: 'exec', argv: gpuCmd }, { how: 'exec', argv: appsCmd });
+      const base = { clock: env.clock, host, provenance, floorMiB: env.marginFloorMiB };
+      tasks.push({
+        id: `gpu:${host.name}`,
+        group: 'gpus',
+        probe: 'gpu',
+        target: host.name,
+        subject: { kind: 'gpu-host', host: host.name },
+        site: host.site,
+        host: host.name,
+        timeoutMs: env.timeoutMs,
+        run: (signal) => probeHost(fleet, host, vendor, { gpuCmd, appsCmd, provenance }, env, signal),
+        onTimeout: (ms) => failureFindings({ ...base, latencyMs: null }, { status: 'unknown', reason: 'timeout', detail: `no answer within ${ms} ms (killed)` }),
+      });
+    }
+  }
+  return tasks;
+}
+
+/** argv for one query: the tool itself, or ssh with the remote command as separate words. */
+function command(host: HostRef, tool: string, args: string[], timeoutMs: number): string[] {
+  if (host.host.ssh === 'local') return [tool, ...args];
+  // Under the kill timeout, so an unreachable host gets ssh's own "timed out" (down), not our kill (unknown).
+  const connectTimeout = Math.max(1, Math.floor((timeoutMs - 500) / 1000));
+  return ['ssh', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeout}`, host.host.ssh, tool, ...args];
+}
+
+async function probeHost(
+  fleet: Fleet,
+  host: HostRef,
+  vendor: Vendor,
+  cmds: { gpuCmd: string[]; appsCmd: string[]; provenance: Provenance },
+  env: ProbeEnv,
+  signal: AbortSignal,
+): Promise<Finding[]> {
+  const t0 = env.now();
+  const opts = { timeoutMs: env.timeoutMs, signal, env: env.env, maxBytes: env.maxOutputBytes, reaper: env.reaper, ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}), ...(env.passEnv ? { passEnv: env.passEnv } : {}) };
+  const [gpus, apps] = await Promise.all([runCommand(cmds.gpuCmd, opts), runCommand(cmds.appsCmd, opts)]);
+  const latencyMs = Math.round(env.now() - t0);
+  const ctxBase = { clock: env.clock, host, provenance: cmds.provenance, latencyMs, floorMiB: env.marginFloorMiB };
+  const failed = failure(gpus, host, vendor, env);
+  if (failed) return failureFindings(ctxBase, failed);
+  const parsed = vendor.parseGpus(gpus.stdout);
+  if (!parsed.ok) return failureFindings(ctxBase, { status: 'unknown', reason: 'unparseable', detail: `unparseable ${vendor.tool} output: ${first60(gpus.stdout)}` });
+  let processes: ProcessRow[] | null = null;
+  let appsNote: string | null = null;
+  const appsFailed = failure(apps, host, vendor, env);
+  if (appsFailed) {
+    appsNote = `process list unavailable: ${appsFailed.detail}`;
+  } else {
+    const p = vendor.parseApps(apps.stdout);
+    if (p.ok) processes = p.value;
+    else appsNote = `process list unparseable: ${first60(apps.stdout)}`;
+  }
+  const ctx: GpuContext = { fleet, vendor, processes, appsNote, ...ctxBase };
+  const out: Finding[] = [];
+  for (const p of pairWithInventory(host, parsed.value)) {
+    if (p.row) for (const f of cardFindings(ctx, p, p.row)) out.push(f);
+    else out.push(missingFinding(ctx, p.index));
+  }
+  return out;
+}
+
+/** Why a query gave no usable output, or null when it exited 0. */
+function failure(r: CommandResult, host: HostRef, vendor: Vendor, env: ProbeEnv): Failure | null {
+  const remote = host.host.ssh !== 'local';
+  const name = remote ? 'ssh' : vendor.tool;
+  switch (r.code) {
+    case 'ok':
+      return null;
+    case 'timeout':
+      return { status: 'unknown', reason: 'timeout', detail: `no answer within ${env.timeoutMs} ms (killed)` };
+    case 'stopped':
+      return { status: 'unknown', reason: 'stopped', detail: 'stopped before an answer (cancelled)' };
+    case 'not_found':
+      return { status: 'unknown', reason: 'tool_missing', detail: `${name} not found on PATH` };
+    case 'too_large':
+      return { status: 'unknown', reason: 'too_large', detail: `${vendor.tool} answered over ${env.maxOutputBytes.toLocaleString('en-US')} bytes: cut, not read` };
+    case 'killed':
+      return { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} was killed by ${r.signal ?? 'a signal'}` };
+    default:
+      break;
+  }
+  const errLine = clean(firstLine(r.stderr));
+  if (remote && r.exitCode === 255 && isSshFailure(r)) {
+    // Reached but refused (keys, host key) is not the same as a host that does not answer.
+    const refused = /permission denied|host key verification failed|too many authentication/i.test(errLine);
+    return { status: refused ? 'unknown' : 'down', reason: refused ? 'ssh_refused' : 'unreachable', detail: `ssh to ${host.host.ssh} failed: ${errLine || 'exit 255'}` };
+  }
+  if (r.exitCode === null || r.exitCode === undefined) return { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} failed: ${errLine || r.code}` };
+  // nvidia-smi prints its own failures on stdout; ssh and shells use stderr.
+  const said = clean(firstSentence(firstLine(r.stdout) || errLine));
+  if (remote && r.exitCode === 127) return { status: 'unknown', reason: 'tool_missing', detail: `${vendor.tool} not found on PATH on ${host.name}${said ? ` (${said})` : ''}` };
+  return vendor.exitMeaning(r.exitCode, said) ?? { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} exited ${r.exitCode}${said ? `: ${said}` : ''}` };
+}
+
+/** ssh itself exits 255; so can the remote tool. Only ssh's own words, or silence, mean ssh. */
+function isSshFailure(r: CommandResult): boolean {
+  const err = r.stderr;
+  if (/^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied|host key verification failed/im.test(err)) return true;
+  return r.stdout.trim() === '' && !/nvidia|nvml|gpu|xpu|level zero/i.test(err);
+}
+
+function first60(s: string): string {
+  const one = clean(s.slice(0, 4096)).replace(/\s+/g, ' ').trim();
+  return one === '' ? '(nothing)' : JSON.stringify(one.length > 60 ? one.slice(0, 60) : one);
+}

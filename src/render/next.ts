@@ -1,0 +1,37 @@
+// "What to run next": the proposed runbook, or probe again, or nothing. Decided from the verdict's
+// facts (its status and runbook id), never from its words.
+import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
+import { RUNBOOKS, type RunbookId } from '../diagnose/runbooks.ts';
+import { PROBE_GROUPS } from '../probes/types.ts';
+
+export type NextStep = { kind: 'runbook'; runbook: RunbookId; why: string } | { kind: 'reprobe' } | { kind: 'nothing' };
+
+export function nextStep(report: ProbeReport): NextStep {
+  const id = report.verdict.runbook;
+  if (id) return { kind: 'runbook', runbook: id, why: RUNBOOKS[id] };
+  return report.verdict.status === 'ok' ? { kind: 'nothing' } : { kind: 'reprobe' };
+}
+
+/** The scope of a probe as flags, so a suggested command asks for the same thing again. */
+export type ProbeScope = Partial<Pick<ProbeRequest, 'only' | 'paid' | 'timeoutMs'>>;
+
+/** `seat probe fv --only gpus --paid`, plus `extra` flags. */
+export function probeCommand(program: string, site: string, scope: ProbeScope = {}, extra: string[] = []): string {
+  const words = [program, 'probe', site];
+  if (scope.only && scope.only.length > 0 && scope.only.length < PROBE_GROUPS.length) words.push('--only', scope.only.join(','));
+  if (scope.timeoutMs != null) words.push('--timeout', String(scope.timeoutMs));
+  if (scope.paid) words.push('--paid');
+  return [...words, ...extra].join(' ');
+}
+
+/** The step in words, with `again` as the way to probe again in this front end. */
+export function nextText(step: NextStep, again: string): string {
+  switch (step.kind) {
+    case 'runbook':
+      return `start runbook ${step.runbook} — ${step.why}`;
+    case 'reprobe':
+      return `no runbook fits: deal with the rows not up, then probe again (${again})`;
+    case 'nothing':
+      return 'nothing: every check is up';
+  }
+}

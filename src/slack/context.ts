@@ -1,0 +1,43 @@
+// What every listener shares: the fleet, the log, the seams (sleep, clock, probe deps) and the
+// state of the running app (probes in flight, messages being probed into, requests already seen).
+import type { Logger, webApi } from '@slack/bolt';
+import type { ProbeDeps } from '../commands/probe.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import { slackErrorCode } from './errors.ts';
+import type { ReplayGuard } from './replay.ts';
+
+export type WebClient = webApi.WebClient;
+
+export interface SeatContext {
+  fleet: Fleet;
+  log: Logger;
+  probeDeps: ProbeDeps | undefined;
+  /** Milliseconds between progress updates of one message. */
+  updateIntervalMs: number;
+  /** Waits out Slack's Retry-After; tests inject one that returns at once. */
+  sleep: (ms: number) => Promise<void>;
+  replays: ReplayGuard;
+  /** `channel:ts` of messages a probe is running into: a double click runs one. */
+  busyMessages: Set<string>;
+  /** Runs work after the ack; `idle()` waits for it. Its errors are logged with their code. */
+  track(work: Promise<void>): void;
+  /** Members of a Slack user group, cached for a minute. */
+  groupMembers(client: WebClient, group: string): Promise<string[]>;
+}
+
+export function groupCache(log: Logger, now: () => number, ttlMs = 60_000): SeatContext['groupMembers'] {
+  const cache = new Map<string, { at: number; members: string[] }>();
+  return async (client, group) => {
+    const hit = cache.get(group);
+    if (hit && now() - hit.at < ttlMs) return hit.members;
+    let members: string[];
+    try {
+      members = (await client.usergroups.users.list({ usergroup: group })).users ?? [];
+    } catch (err) {
+      log.warn(`usergroups.users.list ${group} failed: ${slackErrorCode(err)}`);
+      throw err;
+    }
+    cache.set(group, { at: now(), members });
+    return members;
+  };
+}

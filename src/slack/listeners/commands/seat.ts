@@ -1,0 +1,47 @@
+// `/seat …`: acked at once (a refusal or usage rides on the ack), the probe runs after the ack.
+import type { SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { ProbeRequest } from '../../../commands/probe.ts';
+import { channelAllowed, userAllowed } from '../../authz.ts';
+import type { SeatContext, WebClient } from '../../context.ts';
+import { probeIntoMessage } from '../../probe-flow.ts';
+import { parseSlackText } from '../../text.ts';
+import { SLACK_USAGE } from '../../usage.ts';
+
+export type SeatCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'ack' | 'respond'> & { client: WebClient };
+
+export async function seatCommand({ command, ack, respond, client }: SeatCommandArgs, ctx: SeatContext): Promise<void> {
+  // A replayed request (the same signed body again, within the five minutes Bolt accepts) runs nothing.
+  if (!ctx.replays.first(command.trigger_id)) {
+    ctx.log.info(`replayed /seat request ignored (trigger_id ${command.trigger_id}, user ${command.user_id})`);
+    return ack();
+  }
+  const inv = ctx.fleet.inventory;
+  const chan = channelAllowed(inv, command.channel_id);
+  if (!chan.ok) return ack({ response_type: 'ephemeral', text: `:no_entry: ${chan.reason}` });
+  const parsed = parseSlackText(command.text, ctx.fleet.siteNames);
+  if (!parsed.ok) return ack({ response_type: 'ephemeral', text: `:x: ${parsed.error}\n\`\`\`${SLACK_USAGE}\`\`\`` });
+  const cmd = parsed.command;
+  if (cmd.verb === 'probe' && cmd.json) {
+    return ack({ response_type: 'ephemeral', text: ':x: --json is for the terminal (`seat probe ... --json`); in Slack the report is the message' });
+  }
+  if (cmd.verb === 'help') return ack({ response_type: 'ephemeral', text: `\`\`\`${SLACK_USAGE}\`\`\`` });
+  const quick = inv.oncall.users.includes(command.user_id);
+  if (!quick && !inv.oncall.userGroup) {
+    const who = await userAllowed(inv, command.user_id, {});
+    return ack({ response_type: 'ephemeral', text: `:no_entry: ${who.ok ? '' : who.reason}` });
+  }
+  await ack();
+  const req: ProbeRequest = { site: cmd.site, only: cmd.only, timeoutMs: cmd.timeoutMs, paid: cmd.paid };
+  ctx.track(
+    (async () => {
+      if (!quick) {
+        const who = await userAllowed(inv, command.user_id, { groupMembers: (g) => ctx.groupMembers(client, g) });
+        if (!who.ok) {
+          await respond({ response_type: 'ephemeral', text: `:no_entry: ${who.reason}` });
+          return;
+        }
+      }
+      await probeIntoMessage(ctx, { client, channel: command.channel_id, ts: undefined, req, askedBy: command.user_id, respond });
+    })(),
+  );
+}
