@@ -5,13 +5,15 @@ import { createHmac } from 'node:crypto';
 const { url, secret, body, n, warmup, gapMs } = JSON.parse(process.env.SEAT_ACK_BENCH ?? '{}');
 const out = [];
 for (let i = 0; i < warmup + n; i++) {
+  // A trigger_id of its own per request: the bot runs one trigger_id once (a replay is acked and ignored).
+  const b = body.replace(/trigger_id=[^&]*/, `trigger_id=bench.${process.pid}.${i}`);
   const ts = Math.floor(Date.now() / 1000);
-  const sig = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${body}`).digest('hex')}`;
+  const sig = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${b}`).digest('hex')}`;
   const t0 = performance.now();
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': String(ts), 'x-slack-signature': sig },
-    body,
+    body: b,
   });
   await res.text();
   const ms = performance.now() - t0;
