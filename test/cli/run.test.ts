@@ -1,34 +1,28 @@
 // The terminal front end, in-process, against the drill fleet's stand-ins on ephemeral loopback ports.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { Fleet } from '../../src/inventory/fleet.ts';
-import { parseInventory } from '../../src/inventory/load.ts';
 import { runCli, type CliIo } from '../../src/cli/run.ts';
-import { startDrillFleet, type DrillFleet } from '../../drills/litellm.ts';
+import type { DrillFleet } from '../../drills/litellm.ts';
+import { startCliDrill, type CliDrill } from '../helpers/cli-drill.ts';
 import { DRILL_BIN, DRILL_INVENTORY } from '../../drills/drill.ts';
 
+let cli: CliDrill;
 let drill: DrillFleet;
-let dir: string;
 let inventory: string;
+let dir: string;
 
 before(async () => {
-  const r = parseInventory(await readFile(DRILL_INVENTORY, 'utf8'));
-  if (!r.ok) throw new Error(r.errors.join('\n'));
-  drill = await startDrillFleet(new Fleet(r.value), undefined, { ephemeralPorts: true, env: {} });
-  dir = await mkdtemp(join(tmpdir(), 'seatbelt-cli-'));
-  inventory = join(dir, 'fleet.yaml');
-  const inv = structuredClone(drill.fleet.inventory);
-  inv.settings.probeTimeoutMs = 1500;
-  await writeFile(inventory, stringify(inv));
+  cli = await startCliDrill('seatbelt-cli-');
+  drill = cli.drill;
+  inventory = cli.inventory;
+  dir = cli.dir;
 });
 
 after(async () => {
-  await drill.stop();
-  await rm(dir, { recursive: true, force: true });
+  await cli.stop();
 });
 
 function io(tty = false): CliIo & { out: () => string; err: () => string } {
