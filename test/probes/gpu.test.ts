@@ -77,10 +77,11 @@ test('one task per GPU host at the scope\'s sites; hosts without GPUs get none',
   const env = probeEnv([]);
   assert.deepEqual(planGpuTasks(fleet, { sites: ['ana'] }, env).map((t) => t.id), ['gpu:ana-ml2']);
   const all = planGpuTasks(fleet, { sites: ['ana', 'irv'] }, env);
+  // The runner's hard stop is the timeout plus the grace (250 ms at 3 s): the tool's own kill reports first.
   assert.deepEqual(all.map((t) => [t.host, t.site, t.group, t.probe, t.timeoutMs]), [
-    ['ana-ml2', 'ana', 'gpus', 'gpu', 3000],
-    ['brutus', 'irv', 'gpus', 'gpu', 3000],
-    ['spare', 'irv', 'gpus', 'gpu', 3000],
+    ['ana-ml2', 'ana', 'gpus', 'gpu', 3250],
+    ['brutus', 'irv', 'gpus', 'gpu', 3250],
+    ['spare', 'irv', 'gpus', 'gpu', 3250],
   ]);
   assert.deepEqual(planGpuTasks(fleet, { sites: ['nowhere'] }, env), []);
 });

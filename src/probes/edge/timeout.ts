@@ -73,3 +73,9 @@ export function graceFor(timeoutMs: number): number {
   if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) return GRACE_MS;
   return Math.min(1000, Math.max(GRACE_MS, Math.round(timeoutMs / 20)));
 }
+
+/** The budget a probe gives its own I/O inside a task's timeout: a little under it, so the probe reports
+ * what it saw (a refused connect, a silent upsd) before the runner gives up on the task. */
+export function innerBudget(timeoutMs: number): number {
+  return Math.max(1, timeoutMs - Math.min(100, Math.floor(timeoutMs / 10)));
+}

@@ -10,6 +10,7 @@ import type { Fleet, HostRef } from '../../inventory/fleet.ts';
 import { measured } from '../finding.ts';
 import { runCommand, type CommandResult } from '../edge/exec.ts';
 import { clean, firstLine, firstSentence } from '../edge/text.ts';
+import { graceFor } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask, Provenance } from '../types.ts';
 import { cardFindings, failureFindings, missingFinding, type GpuContext } from './findings.ts';
 import type { ProcessRow } from './parse.ts';
@@ -34,7 +35,8 @@ export function planGpuTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv): Pr
         subject: { kind: 'gpu-host', host: host.name },
         site: host.site,
         host: host.name,
-        timeoutMs: env.timeoutMs,
+        // The one grace policy: the runner's hard stop comes after the tool's own kill, so its finding wins.
+        timeoutMs: env.timeoutMs + graceFor(env.timeoutMs),
         run: (signal) => probeHost(fleet, host, vendor, { gpuCmd, appsCmd, provenance }, env, signal),
         onTimeout: (ms) => failureFindings({ ...base, latencyMs: null }, { status: 'unknown', reason: 'timeout', detail: `no answer within ${ms} ms (killed)` }),
       });

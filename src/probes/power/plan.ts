@@ -4,7 +4,7 @@ import type { Fleet } from '../../inventory/fleet.ts';
 import type { OobDevice } from '../../inventory/schema.ts';
 import { makeFinding, measured } from '../finding.ts';
 import type { AddressRole, Finding, FindingData, FindingStatus, Measurement, ProbeEnv, ProbeName, ProbeScope, ProbeTask, Reason } from '../types.ts';
-import { innerBudget } from './budget.ts';
+import { innerBudget } from '../edge/timeout.ts';
 import { runPing, type PingOutcome } from './icmp.ts';
 import { tcpConnect, type TcpOutcome } from './tcp.ts';
 import { upsTask } from './ups.ts';

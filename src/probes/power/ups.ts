@@ -4,7 +4,7 @@ import { hostPort, makeFinding, measured } from '../finding.ts';
 import { fmtNum } from '../edge/text.ts';
 import { listVars, type NutError } from '../nut.ts';
 import type { FindingStatus, ProbeEnv, ProbeTask, Reason, UpsReading } from '../types.ts';
-import { innerBudget } from './budget.ts';
+import { innerBudget } from '../edge/timeout.ts';
 
 export function upsTask(env: ProbeEnv, site: string, ups: Ups, warnPct: number): ProbeTask {
   const where = hostPort(ups.host, ups.port);
