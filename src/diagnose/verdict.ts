@@ -2,7 +2,7 @@
 // drawn from the facts last, the probed site's own faults first. Pure: the same facts, the same words.
 import type { Summary } from './facts.ts';
 import { propose, type Proposal } from './rules/index.ts';
-import { RUNBOOKS, type RunbookId } from './runbooks.ts';
+import type { RunbookId } from './runbooks.ts';
 import { ownLines, conclusionLine, elsewhereLines, fleetLines } from './words.ts';
 
 export { summarize, type Summary } from './facts.ts';
@@ -36,8 +36,8 @@ export function decide(sites: string[], facts: Summary): Verdict {
         : down + degraded > 0
           ? `${down + degraded} of ${total} checks down or degraded${unknown ? `, ${unknown} not measured` : ''}`
           : `${unknown} of ${total} checks not measured`);
+  // What to do next is the front ends' `next:` line, drawn from `runbook`: not repeated here.
   const runbook = proposal?.runbook ?? null;
-  if (runbook) lines.push(`→ start runbook ${runbook}: ${RUNBOOKS[runbook]}`);
   return { status, headline, lines, runbook, proposal };
 }
 
