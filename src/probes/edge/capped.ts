@@ -4,9 +4,14 @@
 /**
  * Reads a body chunk by chunk and stops past `max` bytes, cancelling the stream so the peer's
  * connection is dropped: an endless chunked answer costs at most `max` plus one chunk of memory.
- * `broke` is the error when the stream failed mid-way (reset, abort).
+ * `broke` is the error when the stream failed mid-way (reset, abort). With `sink`, each chunk within
+ * the cap is handed to it instead of kept (`bytes` is then empty): memory is one chunk, whatever `max`.
  */
-export async function readCapped(body: ReadableStream<Uint8Array> | null, max: number): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }> {
+export async function readCapped(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+  sink?: (chunk: Uint8Array) => void,
+): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (!body) return { bytes: new Uint8Array(0), total, over: false };
@@ -18,11 +23,12 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, max: n
       total += value.byteLength;
       if (total > max) {
         const room = max - (total - value.byteLength);
-        if (room > 0) chunks.push(value.subarray(0, room));
+        if (room > 0 && !sink) chunks.push(value.subarray(0, room));
         await reader.cancel().catch(() => {});
         return { bytes: concat(chunks, max), total, over: true };
       }
-      chunks.push(value);
+      if (sink) sink(value);
+      else chunks.push(value);
     }
   } catch (err) {
     await reader.cancel().catch(() => {});

@@ -48,6 +48,12 @@ export interface HttpOptions {
   /** Values redacted from every error line and location. */
   secrets?: readonly string[];
   setTimer?: SetTimer;
+  /**
+   * A 2xx body is handed to `write` chunk by chunk instead of kept (`json` and `text` stay empty), up
+   * to `maxBytes` (in place of the cap above): for an answer that may be large but is read as it comes,
+   * such as a gateway's model listing. An error body is still read under the cap above, for its line.
+   */
+  sink?: { maxBytes: number; write(chunk: Uint8Array): void };
 }
 
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -90,18 +96,20 @@ export async function httpRequest(url: string, init: RequestInit, opts: HttpOpti
       if (location !== undefined) r.outcome.location = location;
       return r;
     }
+    const sink = res.ok ? opts.sink : undefined;
+    const cap = sink ? sink.maxBytes : maxBytes;
     const declared = Number(res.headers.get('content-length') ?? NaN);
-    if (declared > maxBytes) {
+    if (declared > cap) {
       await res.body?.cancel().catch(() => {});
-      return fail('too_large', `answer over ${fmtInt(maxBytes)} bytes, cut`, status);
+      return fail('too_large', `answer over ${fmtInt(cap)} bytes, cut`, status);
     }
-    const body = await readCapped(res.body, maxBytes);
+    const body = await readCapped(res.body, cap, sink ? (chunk) => sink.write(chunk) : undefined);
     const text = new TextDecoder().decode(body.bytes);
     if (body.broke) {
       if (signal.aborted) return fail(aborted(), `answer cut off: ${abortWords()}`, status, body.total, text);
       return fail(transportCode(rawCode(body.broke).code), 'answer cut off: connection broke mid-answer', status, body.total, text);
     }
-    if (body.over) return fail('too_large', `answer over ${fmtInt(maxBytes)} bytes, cut`, status, body.total, text);
+    if (body.over) return fail('too_large', `answer over ${fmtInt(cap)} bytes, cut`, status, body.total, text);
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);

@@ -1,7 +1,7 @@
 // Gateway findings from what was measured: one per key listing, per alias, per seat.
 import type { AliasRef } from '../../inventory/fleet.ts';
 import { inferred, measured, type FindingInput } from '../finding.ts';
-import { fmtInt } from '../edge/text.ts';
+import { clean, cut, fmtInt } from '../edge/text.ts';
 import type { Finding, FindingStatus, HttpOutcome, KeyResult, Measurement, Reason, Subject } from '../types.ts';
 import { attribute, pathFailed } from './attribution.ts';
 import { MAX_MODELS_KEPT, type KeyOutcome, type Listing, type SeatCheck } from './litellm.ts';
@@ -13,13 +13,13 @@ export function keyFinding(mk: Make, base: string, l: Listing, timeoutMs: number
   const subject: Subject = { kind: 'gateway', key: l.key.name };
   const target = `gateway (${l.key.name} key)`;
   const common = { probe: 'gateway' as const, target, subject };
-  const data = (models: Set<string> | null) => ({
+  const data = (models: Set<string> | null, count = models?.size ?? 0) => ({
     kind: 'gateway' as const,
     key: l.key.name,
     envVar: l.key.envVar,
     listed: models !== null,
-    models: models ? [...models].slice(0, MAX_MODELS_KEPT) : [],
-    modelCount: models?.size ?? 0,
+    models: models ? [...models].slice(0, MAX_MODELS_KEPT).map(shown) : [],
+    modelCount: count,
   });
   if (l.state === 'unset') {
     return mk({ ...common, status: 'unknown', reason: 'key_unset', detail: `${l.key.envVar} is not set`, provenance: inferred('key_unset', subject), latencyMs: null, data: data(null) });
@@ -36,7 +36,7 @@ export function keyFinding(mk: Make, base: string, l: Listing, timeoutMs: number
         : outcomeText(o, timeoutMs);
     return mk({ ...common, status: 'down', reason, detail, provenance, latencyMs: o.httpStatus === null && o.code === 'timeout' ? null : o.latencyMs, data: data(null) });
   }
-  const n = l.models.size;
+  const n = l.modelCount ?? l.models.size;
   return mk({
     ...common,
     status: n > 0 ? 'up' : 'degraded',
@@ -44,8 +44,13 @@ export function keyFinding(mk: Make, base: string, l: Listing, timeoutMs: number
     detail: n > 0 ? `${fmtInt(n)} model${n === 1 ? '' : 's'} listed` : 'key accepted but lists no models',
     provenance,
     latencyMs: l.outcome.latencyMs,
-    data: data(l.models),
+    data: data(l.models, n),
   });
+}
+
+/** A model id as a peer sent it is no text to show: one clean line, cut. Membership is decided on the raw id. */
+function shown(id: string): string {
+  return cut(clean(id), 200) || '(an id with nothing printable)';
 }
 
 export function aliasFinding(mk: Make, base: string, a: AliasRef, outcomes: KeyOutcome[], seats: SeatCheck[], timeoutMs: number): Finding {
@@ -205,29 +210,47 @@ export function seatFinding(mk: Make, c: SeatCheck, timeoutMs: number): Finding 
 /** Listed by the gateway, unknown to the inventory: one finding each up to a cap, then one for the rest. */
 export function extrasFindings(mk: Make, base: string, listings: Listing[], known: (name: string) => boolean, keyNames: string[], cap = 20): Finding[] {
   const seen = new Map<string, string[]>();
+  // A long listing keeps only its first ids (litellm.ts): the rest are counted, not named.
+  let most = 0;
+  let listed = 0;
+  let cutShort = 0;
   for (const l of listings) {
     if (l.state !== 'ok') continue;
+    listed += 1;
+    let kept = 0;
+    let knownHere = 0;
     for (const m of l.models) {
-      if (known(m)) continue;
+      if (known(m)) {
+        knownHere += 1;
+        continue;
+      }
+      kept += 1;
       const by = seen.get(m);
       if (by) by.push(l.key.name);
       else seen.set(m, [l.key.name]);
     }
+    const others = (l.modelCount ?? l.models.size) - knownHere;
+    most = Math.max(most, others);
+    if (others > kept) cutShort += 1;
   }
+  // Exact unless several listings were cut short: their unnamed ids may or may not be the same ones.
+  const total = Math.max(seen.size, most);
+  const atLeast = cutShort > 0 && listed > 1 ? 'at least ' : '';
   const out: Finding[] = [];
   let i = 0;
   for (const [alias, by] of seen) {
     if (i++ >= cap) break;
     out.push(extra(mk, base, alias, by, keyNames, `listed by the gateway but not in the inventory; not exercised (listed for ${by.join(', ')})`));
   }
-  if (seen.size > cap) {
-    const rest = seen.size - cap;
-    out.push(extra(mk, base, `(${fmtInt(rest)} more)`, keyNames, keyNames, `${fmtInt(rest)} more aliases listed by the gateway but not in the inventory; not exercised`));
+  if (total > cap) {
+    const rest = total - Math.min(cap, seen.size);
+    out.push(extra(mk, base, `(${atLeast}${fmtInt(rest)} more)`, keyNames, keyNames, `${atLeast}${fmtInt(rest)} more aliases listed by the gateway but not in the inventory; not exercised`));
   }
   return out;
 }
 
-function extra(mk: Make, base: string, alias: string, by: string[], keyNames: string[], detail: string): Finding {
+function extra(mk: Make, base: string, id: string, by: string[], keyNames: string[], detail: string): Finding {
+  const alias = shown(id);
   return mk({
     probe: 'alias',
     target: alias,

@@ -3,10 +3,15 @@
 import type { AliasRef, SeatRef } from '../../inventory/fleet.ts';
 import { httpRequest } from '../edge/http.ts';
 import { clean, cut } from '../edge/text.ts';
+import { ModelListScanner } from './listing.ts';
 import type { HttpOutcome, ProbeEnv } from '../types.ts';
 
 /** Model ids kept in a finding's data; the count is kept whole. A listing of 130,000 stays one finding. */
 export const MAX_MODELS_KEPT = 500;
+
+/** What a key's model listing may stream: read as it comes and never held (listing.ts), so it may be far
+ * over the cap on a held body; 130,000 models are about 10 MB. Over this it is cut: too_large. */
+export const MAX_LISTING_BYTES = 64 * 1024 * 1024;
 
 export interface Key {
   name: string;
@@ -16,7 +21,9 @@ export interface Key {
 
 export type Listing =
   | { state: 'unset'; key: Key }
-  | { state: 'ok'; key: Key; outcome: HttpOutcome; models: Set<string> }
+  /** `models`: every listed id the inventory knows, and the first MAX_MODELS_KEPT others, in the listing's
+   * order; `modelCount`: how many the listing holds in all (models.size when absent). */
+  | { state: 'ok'; key: Key; outcome: HttpOutcome; models: Set<string>; modelCount?: number }
   | { state: 'failed'; key: Key; outcome: HttpOutcome };
 
 export interface SeatCheck {
@@ -40,9 +47,11 @@ export class Gateway {
     readonly base: string,
     private readonly env: ProbeEnv,
     private readonly secrets: string[],
+    /** An alias the inventory knows: always kept from a listing, however long it is. */
+    private readonly known: (id: string) => boolean = () => false,
   ) {}
 
-  request(url: string, init: RequestInit, signal: AbortSignal): Promise<{ outcome: HttpOutcome; json: unknown }> {
+  request(url: string, init: RequestInit, signal: AbortSignal, sink?: { maxBytes: number; write(chunk: Uint8Array): void }): Promise<{ outcome: HttpOutcome; json: unknown }> {
     return httpRequest(url, init, {
       fetch: this.env.fetch,
       timeoutMs: this.env.timeoutMs,
@@ -50,21 +59,32 @@ export class Gateway {
       signal,
       now: this.env.now,
       secrets: this.secrets,
+      ...(sink ? { sink } : {}),
     }).then((r) => ({ outcome: toOutcome(r.outcome), json: r.json }));
   }
 
   async list(key: Key, signal: AbortSignal): Promise<Listing> {
     if (!key.secret) return { state: 'unset', key };
-    const r = await this.request(`${this.base}/v1/models`, { headers: { authorization: `Bearer ${key.secret}` } }, signal);
-    if (!r.outcome.ok) return { state: 'failed', key, outcome: r.outcome };
-    const data = (r.json as { data?: unknown } | undefined)?.data;
-    if (!Array.isArray(data)) return { state: 'failed', key, outcome: { ...r.outcome, ok: false, code: 'bad_answer', error: 'no model list in the answer' } };
+    // Streamed: the ids are taken as they come and the body is never held, so a listing of any length
+    // up to MAX_LISTING_BYTES is counted whole, in the memory of the ids kept.
     const models = new Set<string>();
-    for (const m of data) {
-      const id = (m as { id?: unknown } | null)?.id;
-      if (typeof id === 'string') models.add(id);
-    }
-    return { state: 'ok', key, outcome: r.outcome, models };
+    let others = 0;
+    let unkept = 0;
+    const scanner = new ModelListScanner((id) => {
+      if (models.has(id)) return;
+      const known = this.known(id);
+      if (!known && others >= MAX_MODELS_KEPT) {
+        unkept += 1;
+        return;
+      }
+      models.add(id);
+      if (!known) others += 1;
+    });
+    const sink = { maxBytes: Math.max(this.env.maxBodyBytes, MAX_LISTING_BYTES), write: (chunk: Uint8Array) => scanner.write(chunk) };
+    const r = await this.request(`${this.base}/v1/models`, { headers: { authorization: `Bearer ${key.secret}` } }, signal, sink);
+    if (!r.outcome.ok) return { state: 'failed', key, outcome: r.outcome };
+    if (!scanner.end()) return { state: 'failed', key, outcome: { ...r.outcome, ok: false, code: 'bad_answer', error: 'no model list in the answer' } };
+    return { state: 'ok', key, outcome: r.outcome, models, modelCount: models.size + unkept };
   }
 
   async exercise(a: AliasRef, listing: Listing, paid: boolean, signal: AbortSignal): Promise<KeyOutcome> {

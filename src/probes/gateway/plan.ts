@@ -16,7 +16,7 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
   const base = fleet.inventory.gateway.baseUrl;
   const keys: Key[] = Object.entries(fleet.inventory.gateway.keys).map(([name, k]) => ({ name, envVar: k.env, secret: env.env[k.env] || undefined }));
   const secrets = keys.flatMap((k) => (k.secret ? [k.secret] : []));
-  const gw = new Gateway(base, env, secrets);
+  const gw = new Gateway(base, env, secrets, (id) => fleet.aliases.has(id));
   const timeoutMs = env.timeoutMs + graceFor(env.timeoutMs);
   // The last line of defence: no string in a finding carries a key's value.
   const mk: Make = (f: FindingInput): Finding => makeFinding(env.clock, redactStrings(f, secrets, ENUM_FIELDS));

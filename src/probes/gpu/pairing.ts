@@ -1,6 +1,6 @@
 // Which reported card is which inventory GPU, and which processes are which seat.
 import type { HostRef, SeatRef } from '../../inventory/fleet.ts';
-import { fmtInt } from '../edge/text.ts';
+import { clean, cut, fmtInt } from '../edge/text.ts';
 import type { GpuSeatUse } from '../types.ts';
 import type { GpuRow, ProcessRow } from './parse.ts';
 
@@ -23,14 +23,14 @@ export function pairWithInventory(host: HostRef, rows: GpuRow[]): Paired[] {
     if (row) claimed.add(row);
     let note: string | undefined;
     if (byUuid && byUuid.index !== g.index) note = `the tool reports this card as index ${byUuid.index}`;
-    else if (!byUuid && row && g.uuid && row.uuid) note = `the inventory expects ${g.uuid}, the card at this index is ${row.uuid}`;
+    else if (!byUuid && row && g.uuid && row.uuid) note = `the inventory expects ${shown(g.uuid)}, the card at this index is ${shown(row.uuid)}`;
     out.push({ index: g.index, row, extra: false, target: `${host.name} GPU${g.index}`, ...(note ? { note } : {}) });
   }
   const taken = new Set(out.map((p) => p.target));
   for (const r of rows) {
     if (claimed.has(r)) continue;
     const plain = `${host.name} GPU${r.index}`;
-    out.push({ index: r.index, row: r, extra: true, target: taken.has(plain) ? `${plain} (${r.uuid ?? 'no UUID'})` : plain, note: 'not in the inventory' });
+    out.push({ index: r.index, row: r, extra: true, target: taken.has(plain) ? `${plain} (${r.uuid === null ? 'no UUID' : shown(r.uuid)})` : plain, note: 'not in the inventory' });
   }
   return out.sort((a, b) => a.index - b.index || Number(a.extra) - Number(b.extra));
 }
@@ -70,6 +70,11 @@ export function seatUse(ref: SeatRef, totalMiB: number | null, onGpu: ProcessRow
   if (mine.length === 0) return use(null, 'no_match');
   const total = sum(mine);
   return use(total, total === null ? 'not_reported' : undefined);
+}
+
+/** A UUID as the tool printed it is no text to show: one clean line, cut. Matching uses it raw. */
+function shown(uuid: string): string {
+  return cut(clean(uuid), 80);
 }
 
 function sum(ps: ProcessRow[]): number | null {

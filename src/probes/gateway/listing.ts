@@ -1,0 +1,185 @@
+// A key's /v1/models read as it streams in: every model id of `{"data":[{"id":…},…]}` is handed on as
+// it is seen, and nothing else is kept. A listing of 130,000 models (10 MB and more) is counted whole
+// at the memory cost of one chunk, where holding and parsing it would cost ten times its size.
+//
+// Bytes, not characters: every structural character of JSON is ASCII, and no byte of a multi-byte
+// UTF-8 sequence is below 0x80, so a byte scan cannot be misled by what a string holds.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const BOM = [0xef, 0xbb, 0xbf];
+
+/** Bytes kept of an object key we look at ("data", "id"): any longer key is neither. */
+const KEY_BYTES = 16;
+/** Bytes kept of a model id: an inventory name is at most 63 characters; a longer id is shown cut. */
+export const ID_BYTES = 1024;
+
+interface Frame {
+  array: boolean;
+  /** For an object: the next string is a key. */
+  expectKey: boolean;
+  /** For an object: the key whose value comes next, when it is one we look at; else null. */
+  key: string | null;
+}
+
+/**
+ * Feed it the body with `write`, then call `end()`: true when the body was one JSON object with a
+ * `data` array, false for anything else (not JSON, no `data` array, cut short). `onId` gets each
+ * string `id` of an object in `data`, decoded; an id over ID_BYTES comes cut, ending in `…`.
+ */
+export class ModelListScanner {
+  private readonly stack: Frame[] = [];
+  private inString = false;
+  private escaped = false;
+  /** What the string being read is: a key we look at, the id of a model, or neither. */
+  private collecting: 'key' | 'id' | null = null;
+  private isKey = false;
+  private buf = new Uint8Array(ID_BYTES);
+  private len = 0;
+  private truncated = false;
+  private started = false;
+  private bomAt = 0;
+  private rootDone = false;
+  private sawData = false;
+  private dataClosed = false;
+  private bad = false;
+
+  constructor(private readonly onId: (id: string) => void) {}
+
+  write(chunk: Uint8Array): void {
+    if (this.bad) return;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (b === BACKSLASH) this.escaped = true;
+        else if (b === QUOTE) {
+          this.endString();
+          continue;
+        }
+        if (this.collecting !== null) this.keep(b);
+        continue;
+      }
+      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+      if (this.rootDone) return this.fail();
+      const top = this.stack[this.stack.length - 1];
+      if (!this.started) {
+        // A UTF-8 byte order mark before the object, as JSON.parse after TextDecoder would allow.
+        if (this.bomAt < 3 && b === BOM[this.bomAt]) {
+          this.bomAt += 1;
+          continue;
+        }
+        if (b !== OPEN_OBJECT || (this.bomAt > 0 && this.bomAt < 3)) return this.fail();
+        this.started = true;
+      }
+      switch (b) {
+        case QUOTE:
+          this.startString(top);
+          break;
+        case OPEN_OBJECT:
+        case OPEN_ARRAY: {
+          const array = b === OPEN_ARRAY;
+          if (array && this.isDataArrayOpening()) this.sawData = true;
+          if (top && !top.array && top.expectKey) return this.fail();
+          this.stack.push({ array, expectKey: !array, key: null });
+          break;
+        }
+        case CLOSE_OBJECT:
+        case CLOSE_ARRAY: {
+          if (!top || top.array !== (b === CLOSE_ARRAY)) return this.fail();
+          if (top.array && this.isDataArray()) this.dataClosed = true;
+          this.stack.pop();
+          if (this.stack.length === 0) this.rootDone = true;
+          break;
+        }
+        case COMMA:
+          if (!top) return this.fail();
+          if (!top.array) {
+            top.expectKey = true;
+            top.key = null;
+          }
+          break;
+        case COLON:
+          if (!top || top.array) return this.fail();
+          break;
+        default:
+          // A number, true, false or null: nothing of it is kept.
+          if (!top || (!top.array && top.expectKey)) return this.fail();
+      }
+    }
+  }
+
+  /** True when what was written is a whole JSON object with a `data` array. */
+  end(): boolean {
+    return !this.bad && this.rootDone && this.sawData && this.dataClosed && !this.inString;
+  }
+
+  private fail(): void {
+    this.bad = true;
+  }
+
+  /** The array about to open is the value of the root object's `data`. */
+  private isDataArrayOpening(): boolean {
+    const root = this.stack[0];
+    return this.stack.length === 1 && root !== undefined && !root.array && root.key === 'data';
+  }
+
+  /** The innermost container is the root object's `data` array. */
+  private isDataArray(): boolean {
+    const root = this.stack[0];
+    return this.stack.length === 2 && root !== undefined && !root.array && root.key === 'data' && this.stack[1]!.array;
+  }
+
+  /** The innermost container is an object in the `data` array. */
+  private inModel(): boolean {
+    return this.stack.length === 3 && this.stack[0]!.key === 'data' && this.stack[1]!.array && !this.stack[2]!.array;
+  }
+
+  private startString(top: Frame | undefined): void {
+    this.inString = true;
+    this.escaped = false;
+    this.len = 0;
+    this.truncated = false;
+    this.isKey = top !== undefined && !top.array && top.expectKey;
+    const depth = this.stack.length;
+    if (this.isKey) this.collecting = depth === 1 || depth === 3 ? 'key' : null;
+    else this.collecting = this.inModel() && top?.key === 'id' ? 'id' : null;
+  }
+
+  private keep(b: number): void {
+    const max = this.collecting === 'key' ? KEY_BYTES : ID_BYTES;
+    if (this.len < max) this.buf[this.len++] = b;
+    else this.truncated = true;
+  }
+
+  private endString(): void {
+    this.inString = false;
+    const top = this.stack[this.stack.length - 1];
+    if (this.isKey) {
+      if (top) {
+        top.expectKey = false;
+        top.key = this.collecting === 'key' && !this.truncated ? decode(this.buf.subarray(0, this.len)) : null;
+      }
+    } else if (this.collecting === 'id') {
+      const id = decode(this.buf.subarray(0, this.len));
+      this.onId(this.truncated ? `${id}…` : id);
+    }
+    this.collecting = null;
+  }
+}
+
+/** A JSON string's content, unescaped; cut mid-escape (or not valid JSON), its bytes as they are. */
+function decode(raw: Uint8Array): string {
+  const text = new TextDecoder().decode(raw);
+  try {
+    return JSON.parse(`"${text}"`) as string;
+  } catch {
+    return text;
+  }
+}
