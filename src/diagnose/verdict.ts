@@ -41,4 +41,3 @@ export function decide(sites: string[], facts: Summary): Verdict {
   return { status, headline, lines, runbook, proposal };
 }
 
-export { fmtInt as fmt } from '../probes/edge/text.ts';

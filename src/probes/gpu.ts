@@ -1,4 +1,3 @@
 // The GPU probe lives in gpu/: plan (tasks, exec, failures), vendors, parse, pairing, findings.
 export { planGpuTasks } from './gpu/plan.ts';
 export { declaredText, declaredTotalText } from './gpu/findings.ts';
-export { commandLine } from './finding.ts';

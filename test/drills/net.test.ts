@@ -6,7 +6,7 @@ import { accepts, assertLoopback, assertPortFree, closeServer, freePort, hostPor
 
 test('isLoopback: 127.0.0.0/8, ::1 (bracketed or not) and localhost, nothing else', () => {
   for (const h of ['127.0.0.1', '127.0.2.20', '127.255.255.254', '::1', '[::1]', 'localhost']) assert.ok(isLoopback(h), h);
-  for (const h of ['192.0.2.1', '10.0.0.1', '0.0.0.0', '::', '128.0.0.1', '127.0.0', 'example.com', '127.0.0.1.nip.io', '']) assert.ok(!isLoopback(h), h);
+  for (const h of ['192.0.2.1', '198.51.100.1', '0.0.0.0', '::', '128.0.0.1', '127.0.0', 'example.com', '127.0.0.1.nip.io', '']) assert.ok(!isLoopback(h), h);
   assert.throws(() => assertLoopback('192.0.2.7', 'listen on'), /^Error: drill: refusing to listen on 192\.0\.2\.7: the drill runs on 127\.0\.0\.0\/8 and ::1 only$/);
   assertLoopback('127.0.1.10');
 });

@@ -9,10 +9,10 @@ import { Fleet } from '../../src/inventory/fleet.ts';
 import { planGatewayTasks } from '../../src/probes/gateway.ts';
 import { planGpuTasks } from '../../src/probes/gpu.ts';
 import { exitCodeFor, runProbe } from '../../src/commands/probe.ts';
-import type { Finding, FindingData, GpuMemory, ProbeEnv, ProbeTask } from '../../src/probes/types.ts';
+import type { Finding, GpuMemory, ProbeEnv } from '../../src/probes/types.ts';
 import { SEED_000, startDrillFleet, startGateway, type DrillFleet, type DrillScenario } from '../../drills/litellm.ts';
 import { get, post } from '../drills/fetch.ts';
-import { testProbeEnv } from '../helpers/probe-env.ts';
+import { aliasData, one, runAll, testProbeEnv } from '../helpers/probe-env.ts';
 
 const LIMIT = { timeout: 20_000 };
 const FIXTURES = fileURLToPath(new URL('../fixtures/gpu/', import.meta.url));
@@ -30,24 +30,8 @@ async function drill(t: TestContext, scenario: DrillScenario, yaml = DRILL_YAML)
   return d;
 }
 
-async function runAll(tasks: ProbeTask[]): Promise<Finding[]> {
-  return (await Promise.all(tasks.map((t) => t.run(new AbortController().signal)))).flat();
-}
-
 function gatewayProbe(d: DrillFleet, o: Partial<ProbeEnv> = {}): Promise<Finding[]> {
   return runAll(planGatewayTasks(d.fleet, { sites: ['fv'] }, testProbeEnv({ env: d.env, ...o })));
-}
-
-function one(findings: Finding[], probe: Finding['probe'], target: string): Finding {
-  const f = findings.filter((x) => x.probe === probe && x.target === target);
-  assert.equal(f.length, 1, `one ${probe} finding for ${target}, got ${f.length}`);
-  return f[0]!;
-}
-
-function aliasData(f: Finding): Extract<FindingData, { kind: 'alias' }> {
-  assert.equal(f.data.kind, 'alias', `${f.target} carries alias data`);
-  if (f.data.kind !== 'alias') throw new Error('unreachable');
-  return f.data;
 }
 
 function gpuOf(f: Finding | undefined): GpuMemory {

@@ -12,11 +12,11 @@ import { planGatewayTasks } from '../../src/probes/gateway.ts';
 import { planGpuTasks } from '../../src/probes/gpu.ts';
 import { runProbe } from '../../src/commands/probe.ts';
 import { decide, summarize } from '../../src/diagnose/verdict.ts';
-import type { Finding, FindingData, ProbeEnv, ProbeTask } from '../../src/probes/types.ts';
+import type { Finding, ProbeEnv } from '../../src/probes/types.ts';
 import { fillerModel, startDrillFleet, startGateway, type DrillFleet, type DrillScenario } from '../../drills/litellm.ts';
 import { get, post } from '../drills/fetch.ts';
 import { ModelListScanner } from '../../src/probes/gateway/listing.ts';
-import { testProbeEnv } from '../helpers/probe-env.ts';
+import { aliasData, one, runAll, testProbeEnv } from '../helpers/probe-env.ts';
 
 const LIMIT = { timeout: 60_000 };
 const FIXTURES = fileURLToPath(new URL('../fixtures/gpu/', import.meta.url));
@@ -36,24 +36,8 @@ async function drill(t: TestContext, scenario: DrillScenario = {}, env: NodeJS.P
   return d;
 }
 
-async function runAll(tasks: ProbeTask[]): Promise<Finding[]> {
-  return (await Promise.all(tasks.map((t) => t.run(new AbortController().signal)))).flat();
-}
-
 function gatewayProbe(d: DrillFleet, o: Partial<ProbeEnv> = {}, env: NodeJS.ProcessEnv = d.env): Promise<Finding[]> {
   return runAll(planGatewayTasks(d.fleet, { sites: ['fv'] }, testProbeEnv({ env, ...o })));
-}
-
-function one(findings: Finding[], probe: Finding['probe'], target: string): Finding {
-  const f = findings.filter((x) => x.probe === probe && x.target === target);
-  assert.equal(f.length, 1, `one ${probe} finding for ${target}, got ${f.length}`);
-  return f[0]!;
-}
-
-function aliasData(f: Finding): Extract<FindingData, { kind: 'alias' }> {
-  assert.equal(f.data.kind, 'alias', `${f.target} carries alias data`);
-  if (f.data.kind !== 'alias') throw new Error('unreachable');
-  return f.data;
 }
 
 /** Every string anywhere in a value (keys of objects included). */
