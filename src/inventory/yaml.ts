@@ -2,7 +2,15 @@
 // yaml's own uniqueKeys check compares every key with every other (minutes for a 2 MB file), so
 // duplicates are found here with a Set per map. Written as a generator that pauses every few
 // thousand tokens, so an async caller keeps the event loop (and Ctrl-C) alive while it parses.
-import { Composer, isAlias, isMap, isNode, isPair, isScalar, isSeq, Lexer, LineCounter, Parser, visit, type Document, type Node } from 'yaml';
+//
+// This is the precise road, taken when the fast one (`./fast-yaml.ts`) is not sure; `yaml` is
+// loaded only then, so a good inventory never pays for it.
+import { createRequire } from 'node:module';
+import type { Document, LineCounter, Node } from 'yaml';
+
+type YamlLib = typeof import('yaml');
+let lib: YamlLib | undefined;
+const yamlLib = (): YamlLib => (lib ??= createRequire(import.meta.url)('yaml') as YamlLib);
 
 export type YamlResult = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -12,10 +20,10 @@ const LEXEMES_PER_PAUSE = 20_000;
 const MAX_MESSAGE = 120;
 
 /** Control characters other than tab and line breaks: a binary file, not a YAML text. */
-const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/;
+export const CONTROL = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F]/;
 
 export function* readYaml(text: string, source: string): Generator<void, YamlResult> {
-  const lc = new LineCounter();
+  const lc = new (yamlLib().LineCounter)();
   const at = (offset: number): string => {
     const { line, col } = lc.linePos(offset);
     return `${source}, line ${line}, column ${col}`;
@@ -52,6 +60,7 @@ export function* readYaml(text: string, source: string): Generator<void, YamlRes
 }
 
 function* compose(text: string, lc: LineCounter): Generator<void, Document.Parsed[]> {
+  const { Composer, Lexer, Parser } = yamlLib();
   lc.addNewLine(0);
   const parser = new Parser(lc.addNewLine);
   const composer = new Composer({ uniqueKeys: false });
@@ -73,6 +82,7 @@ function lineStarts(lc: LineCounter, before: string): void {
 
 /** Duplicate keys, `__proto__` keys and aliases without an anchor, each with its line. One pass. */
 function checkNodes(doc: Document.Parsed, at: (offset: number) => string): string[] {
+  const { isAlias, isMap, isNode, isScalar, visit } = yamlLib();
   const errors: string[] = [];
   const anchors = new Set<string>();
   visit(doc, (_key, node, path) => {
@@ -98,6 +108,7 @@ function checkNodes(doc: Document.Parsed, at: (offset: number) => string): strin
 
 /** The dotted path of a node from visit's ancestors; only computed when there is an error to name. */
 function yamlPath(ancestors: readonly unknown[], node: Node): string[] {
+  const { isPair, isScalar, isSeq } = yamlLib();
   const out: string[] = [];
   const chain = [...ancestors, node];
   for (let i = 0; i < chain.length; i++) {

@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadInventory } from '../../src/inventory/load.ts';
+import { WORKER_FROM_BYTES } from '../../src/inventory/fast-yaml.ts';
 import { MAX_INVENTORY_BYTES } from '../../src/inventory/read.ts';
 
 let dir: string;
@@ -51,21 +52,21 @@ test('bytes that are not UTF-8 are refused without being shown', async () => {
   assert.deepEqual(await loadInventory(bin), { ok: false, errors: [`${bin}: not a text file (not UTF-8): an inventory is YAML text`] });
 });
 
-test('a 2 MB inventory loads with the event loop turning, and its duplicate key is found by line', async () => {
-  const example = await readFile(new URL('../../examples/fleet.yaml', import.meta.url), 'utf8');
+function bulkInventory(example: string, bytes: number): { text: string; count: number } {
   const lines: string[] = [];
-  for (let n = 0; example.length + lines.length * 41 < 2_000_000; n++) lines.push(`  bulk-${n}: { kind: chat, seats: [gen] }`);
-  const bulk = example.replace(/^aliases:\n/m, `aliases:\n${lines.join('\n')}\n`);
+  for (let n = 0; example.length + lines.length * 41 < bytes; n++) lines.push(`  bulk-${n}: { kind: chat, seats: [gen] }`);
+  return { text: example.replace(/^aliases:\n/m, `aliases:\n${lines.join('\n')}\n`), count: lines.length };
+}
+
+test('a 2 MB inventory loads, and its duplicate key is found by line', async () => {
+  const example = await readFile(new URL('../../examples/fleet.yaml', import.meta.url), 'utf8');
+  const { text: bulk, count } = bulkInventory(example, 2_000_000);
   const file = join(dir, 'bulk.yaml');
   await writeFile(file, bulk);
-  let turns = 0;
-  const tick = setInterval(() => turns++, 0);
   const r = await loadInventory(file);
-  clearInterval(tick);
   assert.ok(r.ok, r.ok ? '' : r.errors.join('\n'));
-  assert.equal(r.value.aliases[`bulk-${lines.length - 1}`]?.kind, 'chat');
+  assert.equal(r.value.aliases[`bulk-${count - 1}`]?.kind, 'chat');
   assert.ok(bulk.length > 1_950_000, `${bulk.length} bytes`);
-  assert.ok(turns >= 5, `the event loop turned ${turns} times while loading`);
 
   const dupLine = bulk.split('\n').findIndex((l) => l.startsWith('  bulk-30000:')) + 1;
   await writeFile(file, bulk.replace('  bulk-30000: {', '  bulk-7: {'));
@@ -73,4 +74,20 @@ test('a 2 MB inventory loads with the event loop turning, and its duplicate key 
   assert.ok(!d.ok);
   const firstLine = bulk.split('\n').findIndex((l) => l.startsWith('  bulk-7:')) + 1;
   assert.deepEqual(d.errors, [`${file}, line ${dupLine}, column 3: aliases.bulk-7 appears twice (first at line ${firstLine}, column 3)`]);
+});
+
+test('an inventory over 2 MiB is read with the event loop turning (a worker), to the same value', async () => {
+  const example = await readFile(new URL('../../examples/fleet.yaml', import.meta.url), 'utf8');
+  const { text: bulk, count } = bulkInventory(example, WORKER_FROM_BYTES + 100_000);
+  const file = join(dir, 'bulk-worker.yaml');
+  await writeFile(file, bulk);
+  let turns = 0;
+  const tick = setInterval(() => turns++, 0);
+  const r = await loadInventory(file);
+  clearInterval(tick);
+  assert.ok(r.ok, r.ok ? '' : r.errors.join('\n'));
+  assert.equal(r.value.aliases['bulk-0']?.kind, 'chat');
+  assert.equal(r.value.aliases[`bulk-${count - 1}`]?.kind, 'chat');
+  assert.equal(r.value.aliases[`bulk-${count}`], undefined);
+  assert.ok(turns >= 5, `the event loop turned ${turns} times while loading`);
 });
