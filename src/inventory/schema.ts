@@ -143,6 +143,8 @@ export const InventorySchema = z.strictObject({
   fleet: z.string().default('fleet'),
   /** A fleet of stand-ins (the drill): every report it gives is marked DRILL, so none is taken for the real fleet. */
   drill: z.boolean().default(false),
+  /** The incident journal's SQLite file (SEAT_JOURNAL wins); relative to the inventory's folder. */
+  journal: z.string().min(1).max(4096).optional(),
   settings: SettingsSchema.default(SettingsSchema.parse({})),
   oncall: OnCallSchema.default(OnCallSchema.parse({})),
   gateway: GatewaySchema,
