@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     });
   }
   try {
-    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper } });
+    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);

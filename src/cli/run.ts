@@ -17,6 +17,10 @@ export interface CliIo {
   inventoryRead?: ReadOptions;
   /** For `seat bot`: resolves when the bot should stop (default: SIGINT/SIGTERM). */
   until?: Promise<void>;
+  /** Lines a person types (`seat walk`). */
+  stdin?: NodeJS.ReadableStream;
+  /** The clock the journal records by; tests inject one. */
+  now?: () => Date;
 }
 
 export type ExitCode = 0 | 1 | 2 | 3;
@@ -41,6 +45,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       const version = await readVersion();
       io.stdout.write(`${PACKAGE_NAME} ${version ?? 'unknown (no package.json found beside the program)'}\n`);
       return 0;
+    }
+    case 'runbook list':
+    case 'runbook check': {
+      const { runbooksToTerminal } = await import('./runbooks.ts');
+      return runbooksToTerminal(command.verb, io);
     }
     default:
       break;
@@ -68,6 +77,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       // Loaded only here: help, --version and check answer without the probes' code.
       const { probeToTerminal } = await import('./run-probe.ts');
       return probeToTerminal(parsed.command, fleet, io);
+    }
+    default: {
+      // Now the sites are known: a site argument is checked against them.
+      const parsed = parseTokens(split.rest, fleet.siteNames);
+      if (!parsed.ok) return usageError(io, parsed.error);
+      const { incidentToTerminal } = await import('./incident.ts');
+      return incidentToTerminal(parsed.command as Parameters<typeof incidentToTerminal>[0], fleet, io, inventoryPath);
     }
   }
 }

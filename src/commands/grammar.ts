@@ -29,14 +29,15 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
   if (!first) return helpSpec ? build(helpSpec, { args: {}, flags: {} }) : { ok: false, error: 'no command given' };
   const refused = checkToken(first.text);
   if (refused) return fail(refused);
-  const spec = table.find((s) => s.words.includes(first.text));
-  if (!spec) return fail(unknownCommand(first.text, offered));
+  const found = findSpec(table, words);
+  if (!found) return fail(unknownCommand(first.text, offered, words[1]?.text));
+  const { spec, length } = found;
   const verb = spec.words[0];
   if (!spec.frontEnds.includes(ctx.frontEnd)) return fail(`${verb} is ${elsewhere(spec.frontEnds)}`);
 
   const textArg = spec.args.find((a) => a.kind === 'text');
   const fixed = spec.args.filter((a) => a.kind !== 'text');
-  const rest = words.slice(1);
+  const rest = words.slice(length);
   const split = textArg ? splitFreeText(rest, spec, fixed.length) : { structured: rest, textFrom: -1 };
   const checked = checkTokens(split.structured.map((w) => w.text));
   if (!checked.ok) return checked;
@@ -102,12 +103,31 @@ function elsewhere(frontEnds: readonly FrontEnd[]): string {
   return frontEnds.includes('cli') ? 'for the terminal only' : 'for Slack only';
 }
 
-export function unknownCommand(word: string, offered: readonly CommandSpec[]): string {
+/** The row whose words start the line: `incident open` (two words) before `incident` alone. */
+function findSpec(table: readonly CommandSpec[], words: Word[]): { spec: CommandSpec; length: number } | undefined {
+  let best: { spec: CommandSpec; length: number } | undefined;
+  for (const spec of table) {
+    for (const phrase of spec.words) {
+      const parts = phrase.split(' ');
+      if (parts.length > words.length || (best && parts.length <= best.length)) continue;
+      if (parts.every((p, i) => words[i]!.text === p)) best = { spec, length: parts.length };
+    }
+  }
+  return best;
+}
+
+export function unknownCommand(word: string, offered: readonly CommandSpec[], second?: string): string {
+  const group = offered.filter((s) => s.words[0].startsWith(`${word} `)).map((s) => s.words[0].slice(word.length + 1));
+  if (group.length > 0) {
+    const near = second === undefined ? undefined : nearest(second, group);
+    if (second === undefined) return `${word} needs one of: ${group.join(', ')}`;
+    return near ? `unknown command ${quote(`${word} ${second}`)} — did you mean ${word} ${near}?` : `unknown command ${quote(`${word} ${second}`)} (${word} takes: ${group.join(', ')})`;
+  }
   if (word.startsWith('-')) {
     const flag = nearest(word, offered.flatMap((s) => s.words.filter((w) => w.startsWith('-'))));
     return flag ? `unknown option ${quote(word)} — did you mean ${flag}?` : `unknown option ${quote(word)}: flags come after the command (seat probe fv --json)`;
   }
-  const names = offered.map((s) => s.words[0]);
+  const names = [...new Set(offered.map((s) => s.words[0].split(' ')[0]!))];
   const near = nearest(word, names);
   return near ? `unknown command ${quote(word)} — did you mean ${near}?` : `unknown command ${quote(word)} (known: ${names.join(', ')})`;
 }
@@ -184,6 +204,7 @@ function tooMany(verb: string, fixed: ArgSpec[], positionals: string[]): string 
 
 function needs(verb: string, arg: ArgSpec, ctx: ParseContext): string {
   if (arg.kind === 'site-or-all') return ctx.sites ? `${verb} needs a site: ${[...ctx.sites, 'all'].join(', ')}` : `${verb} needs a site (or all)`;
+  if (arg.kind === 'site') return ctx.sites ? `${verb} needs a site: ${ctx.sites.join(', ')}` : `${verb} needs a site`;
   return `${verb} needs ${arg.shown}: ${arg.help}`;
 }
 
@@ -195,8 +216,19 @@ function checkArg(arg: ArgSpec, value: string, table: readonly CommandSpec[], of
       const near = nearest(value, ctx.sites);
       return near ? `unknown site ${quote(value)} ${known} — did you mean ${near}?` : `unknown site ${quote(value)} ${known}`;
     }
+    case 'site': {
+      if (ctx.sites === null || ctx.sites.includes(value)) return null;
+      const near = nearest(value, ctx.sites);
+      return `unknown site ${quote(value)} (known: ${ctx.sites.join(', ')})${near ? ` — did you mean ${near}?` : ''}`;
+    }
+    case 'incident':
+      return /^#?[1-9]\d{0,8}$/.test(value) ? null : `${arg.name}: expected an incident number like 7 or #7, got ${quote(value)}`;
+    case 'number':
+      return /^#?[1-9]\d{0,8}$/.test(value) ? null : `${arg.name}: expected a number like 3, got ${quote(value)}`;
+    case 'name':
+      return /^[a-z][a-z0-9-]{0,62}$/.test(value) ? null : `${arg.name}: expected a name of lower-case letters, digits and "-", got ${quote(value)}`;
     case 'command': {
-      if (offered.some((s) => s.words.includes(value))) return null;
+      if (offered.some((s) => s.words.includes(value) || s.words[0].startsWith(`${value} `))) return null;
       const other = table.find((s) => s.words.includes(value));
       return other ? `${other.words[0]} is ${elsewhere(other.frontEnds)}` : unknownCommand(value, offered);
     }

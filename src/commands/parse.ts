@@ -22,8 +22,12 @@ export function usage(frontEnd: FrontEnd = 'cli'): string {
 
 /** `seat help probe`; undefined for a word that is no command of this front end. */
 export function helpFor(topic: string, frontEnd: FrontEnd = 'cli'): string | undefined {
-  const spec = COMMANDS.find((s) => s.words.includes(topic) && (s.frontEnds as readonly FrontEnd[]).includes(frontEnd));
-  return spec ? commandHelp(spec, frontEnd) : undefined;
+  const offered = COMMANDS.filter((s) => (s.frontEnds as readonly FrontEnd[]).includes(frontEnd));
+  const spec = offered.find((s) => s.words.includes(topic));
+  if (spec) return commandHelp(spec, frontEnd);
+  // `help incident`: the usage of each of its commands.
+  const group = offered.filter((s) => s.words[0].startsWith(`${topic} `));
+  return group.length > 0 ? group.map((s) => commandHelp(s, frontEnd)).join('\n\n') : undefined;
 }
 
 /**

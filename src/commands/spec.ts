@@ -9,6 +9,14 @@ export const FRONT_ENDS: readonly FrontEnd[] = ['cli', 'slack'];
 export type ArgKind =
   /** A site of the inventory, or `all`; checked against the inventory once it is loaded. */
   | 'site-or-all'
+  /** A site of the inventory (not `all`). */
+  | 'site'
+  /** An incident's number: `7` or `#7`. */
+  | 'incident'
+  /** A number: an override request's `#3`. */
+  | 'number'
+  /** A strict name: a runbook, a step, a guardrail. */
+  | 'name'
   /** A command word of this front end (`help probe`). */
   | 'command'
   /** The rest of the line, kept as typed (titles, notes, reasons): any language, capped, no controls. */
@@ -55,7 +63,7 @@ export interface Input {
 }
 
 export interface CommandSpec<C extends { verb: string } = { verb: string }, F extends FrontEnd = FrontEnd> {
-  /** The command's words: the first is its name, the others spell it too (`--version`). */
+  /** The command's words: the first is its name, the others spell it too (`--version`). A name may be two words (`incident open`). */
   readonly words: readonly [C['verb'], ...string[]];
   readonly summary: string;
   readonly frontEnds: readonly F[];

@@ -24,11 +24,16 @@ export function probeCommand(program: string, site: string, scope: ProbeScope = 
   return [...words, ...extra].join(' ');
 }
 
-/** The step in words, with `again` as the way to probe again in this front end. */
-export function nextText(step: NextStep, again: string): string {
+/** `seat runbook start site-dark --site fv`: the exact command that starts the proposed runbook. */
+export function startCommand(program: string, runbook: string, site: string): string {
+  return [program, 'runbook', 'start', runbook, ...(site === 'all' ? [] : ['--site', site])].join(' ');
+}
+
+/** The step in words, with `again` as the way to probe again and `start` as the way to start a runbook. */
+export function nextText(step: NextStep, again: string, start?: string): string {
   switch (step.kind) {
     case 'runbook':
-      return `start runbook ${step.runbook} — ${step.why}`;
+      return start ? `${start} — ${step.why}` : `start runbook ${step.runbook} — ${step.why}`;
     case 'reprobe':
       return `no runbook fits: deal with the rows not up, then probe again (${again})`;
     case 'nothing':

@@ -5,7 +5,7 @@ import { format } from 'date-fns/format';
 import { DRILL_SOURCE, type ProbeReport } from '../commands/probe.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import { PLAIN, type Paint } from './marks.ts';
-import { nextStep, nextText, probeCommand, type ProbeScope } from './next.ts';
+import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
 import { barLine, findingLine } from './rows.ts';
 import { foldText, foldedCount, sectionViews, tally } from './sections.ts';
 
@@ -42,7 +42,9 @@ export function reportText(report: ProbeReport, o: ReportTextOptions = {}): stri
   out.push(...verdictLines(report, paint));
   const program = o.program ?? 'seat';
   const again = probeCommand(program, report.site, o.scope);
-  out.push(`next:    ${nextText(nextStep(report), again)}`);
+  const next = nextStep(report);
+  const start = next.kind === 'runbook' ? startCommand(program, next.runbook, report.site) : undefined;
+  out.push(`next:    ${nextText(next, again, start)}`);
   out.push(`details: ${detailsText(report, program, o.scope, withSections ? foldedCount(views) : 0, withSections)}`);
   return out.join('\n');
 }

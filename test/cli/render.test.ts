@@ -41,7 +41,7 @@ test('on a TTY the last screen shows the verdict, what to run next and where the
   const lines = out.slice(out.lastIndexOf('\r')).replace(ANSI, '').trimEnd().split('\n');
   const screen = lines.slice(-24);
   assert.ok(screen.some((l) => l === `${facts.verdict.status.toUpperCase()} ana: ${facts.verdict.headline}`), screen.join('\n'));
-  assert.equal(screen.at(-2), `next:    start runbook ${facts.verdict.runbook} — ${screen.at(-2)!.split(' — ').slice(1).join(' — ')}`);
+  assert.equal(screen.at(-2), `next:    seat runbook start ${facts.verdict.runbook} --site ana — ${screen.at(-2)!.split(' — ').slice(1).join(' — ')}`);
   assert.match(screen.at(-1)!, /^details: seat probe ana --only aliases,gpus --all for every row \(\d+ up, folded above\) · seat probe ana --only aliases,gpus --json for the facts$/);
   const upAliases = facts.findings.filter((f) => f.probe === 'alias' && f.status === 'up' && !(f.data.kind === 'alias' && f.data.paid)).length;
   assert.ok(lines.includes(`  2 gateway keys ok · ${upAliases} aliases ok · 6 listed (paid, not called)`), lines.join('\n'));

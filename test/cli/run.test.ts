@@ -59,7 +59,7 @@ test('seat probe ana --json: one object with the named fields, seed 000 measured
   assert.equal(gpu1?.status, 'degraded');
   assert.match(String(gpu1?.detail), /^216 MiB free of 97,887/);
   assert.match(String(gpu1?.measuredBy), /^ssh -o BatchMode=yes -o ConnectTimeout=1 drill@127\.0\.2\.20 nvidia-smi --query-gpu=/);
-  assert.equal(report.verdict.runbook, 'seat-oom');
+  assert.equal(report.verdict.runbook, 'gpu-oom-cotenant');
   assert.equal(report.verdict.headline, '1 of 30 aliases down, all routed to ana-ml2', 'the headline as diagnose words it (test/diagnose/verdict.test.ts)');
   assert.ok(!o.out().includes(drill.keys.admin!) && !o.out().includes(drill.keys.shared!), 'no key value in the output');
 });

@@ -34,6 +34,6 @@ for (const site of ['ana', 'fv', 'all']) {
     assert.equal(again.runbook, report.verdict.runbook);
     assert.deepEqual(again.proposal, report.verdict.proposal);
     assert.equal(again.status, report.verdict.status);
-    if (site === 'ana') assert.equal(report.verdict.runbook, 'seat-oom', 'the drill is the first seed’s afternoon: ana-ml2 GPU1 at 216 MiB free');
+    if (site === 'ana') assert.equal(report.verdict.runbook, 'gpu-oom-cotenant', 'the drill is the first seed’s afternoon: ana-ml2 GPU1 at 216 MiB free');
   });
 }

@@ -63,7 +63,7 @@ test('a dark site whose BMC was not measured does not claim "BMC included"', () 
   assert.match(v.headline, /^site fv dark: every address failed while other sites answer/);
 });
 
-test('seed 000: a backend OOM under a flagged GPU proposes seat-oom, and the alias blames the backend', () => {
+test('seed 000: a backend OOM under a flagged GPU proposes gpu-oom-cotenant, and the alias blames the backend', () => {
   const embed = alias(fleet, 'qwen3-embed', status(500, 'litellm.InternalServerError: Hosted_vllmException - Connection error.'), status(503));
   assert.equal(embed.reason, 'backend_down');
   const findings = [
@@ -73,7 +73,7 @@ test('seed 000: a backend OOM under a flagged GPU proposes seat-oom, and the ali
     address('ana', 'host', 'ana-ml2', true),
   ];
   const v = diagnose(['ana'], findings);
-  assert.equal(v.runbook, 'seat-oom');
+  assert.equal(v.runbook, 'gpu-oom-cotenant');
   assert.equal(v.headline, '1 of 30 aliases down, all routed to ana-ml2');
   assert.ok(v.lines.includes('ana-ml2 GPU1: 216 MiB free, under the 4,096 MiB floor — a seat there can OOM or fall back to slow kernels'), v.lines.join('\n'));
   assert.ok(v.lines.some((l) => l.startsWith('local embedding fallback remains: ')));

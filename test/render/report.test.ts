@@ -20,7 +20,7 @@ test('the last lines are the verdict, what to run next and where the details are
   assert.ok(verdictAt > 0, lines.join('\n'));
   const lastRow = lines.findLastIndex((l) => /^ {2}(ok {2}|DOWN|WARN|\?\? {2}|list) /.test(l));
   assert.ok(lastRow < verdictAt, 'every row comes before the verdict');
-  assert.match(lines.at(-2)!, new RegExp(`^next: {4}start runbook ${report.verdict.runbook} — `));
+  assert.match(lines.at(-2)!, new RegExp(`^next: {4}seat runbook start ${report.verdict.runbook} --site fv — `));
   assert.equal(lines.at(-1), 'details: seat probe fv --all for every row (41 up, folded above) · seat probe fv --json for the facts');
   assert.ok(lines.length - verdictAt <= 20, `the verdict block is ${lines.length - verdictAt} lines`);
 });

@@ -99,6 +99,6 @@ test('the attached file is the plain-text report with every row, the verdict and
   const text = raw.slice(raw.indexOf('\r\n\r\n') + 4, raw.lastIndexOf('\r\n--'));
   for (const f of report.findings) assert.ok(text.includes(` ${f.target} `), `${f.target} in the file`);
   const lines = text.split('\n');
-  assert.match(lines.at(-2)!, new RegExp(`^next: {4}start runbook ${report.verdict.runbook} — `));
+  assert.match(lines.at(-2)!, new RegExp(`^next: {4}seat runbook start ${report.verdict.runbook} --site fv — `));
   assert.match(lines.at(-1)!, /^details: seat probe fv --json for the facts$/);
 });

@@ -6,12 +6,12 @@ import { backendDown } from './backend-down.ts';
 import { gatewayDown } from './gateway-down.ts';
 import { keysRejected } from './keys-rejected.ts';
 import { noNetwork } from './no-network.ts';
-import { seatOom } from './seat-oom.ts';
+import { gpuOomCotenant } from './gpu-oom-cotenant.ts';
 import { siteDark } from './site-dark.ts';
 import type { Proposal, Rule } from './types.ts';
 import { upsOverload } from './ups-overload.ts';
 
-export const RULES: readonly Rule[] = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatOom, backendDown];
+export const RULES: readonly Rule[] = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, gpuOomCotenant, backendDown];
 
 export function propose(facts: Summary): Proposal | null {
   for (const rule of RULES) {

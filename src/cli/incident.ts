@@ -1,0 +1,363 @@
+// The incident commands in the terminal: the same service as Slack, the same journal, printed as
+// text. Free text (titles, notes, reasons) is shown with control characters removed, as typed
+// otherwise. A decision is printed as recorded only after the store returned it (committed).
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import type { EvidenceArgs } from '../commands/table.ts';
+import type { Command } from '../commands/parse.ts';
+import { runProbe } from '../commands/probe.ts';
+import { actorName, IncidentService, type DecideResult, type Refusal } from '../incident/service.ts';
+import { currentStep, type IncidentView, type StepView } from '../incident/engine.ts';
+import type { Actor, Evidence, EvidenceSpec, Incident, JournalEvent } from '../incident/types.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import { journalPath } from '../journal/location.ts';
+import { openSqliteJournal } from '../journal/sqlite.ts';
+import type { JournalStore } from '../journal/store.ts';
+import { clean } from '../probes/edge/text.ts';
+import { loadRunbooks } from '../runbooks/load.ts';
+import type { CliIo, ExitCode } from './run.ts';
+
+type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' }>;
+
+/** The terminal's person: SEAT_USER (a shared on-call box), else the login name. */
+export function localActor(env: NodeJS.ProcessEnv): Actor {
+  let name = env.SEAT_USER;
+  if (!name) {
+    try {
+      name = userInfo().username;
+    } catch {
+      name = 'unknown';
+    }
+  }
+  return { kind: 'local', name: clean(name).slice(0, 64) || 'unknown' };
+}
+
+export async function openService(fleet: Fleet, io: CliIo, inventoryPath: string): Promise<{ service: IncidentService; store: JournalStore; where: string }> {
+  const where = journalPath(io.env, fleet.inventory, inventoryPath);
+  const store = openSqliteJournal(where.path, io.now ? { now: io.now } : {});
+  const { runbooks } = await loadRunbooks();
+  const now = io.now ?? (() => new Date());
+  const service = new IncidentService({
+    store,
+    fleet,
+    runbooks,
+    now,
+    probe: (site, only) => runProbe(fleet, { site, only: only?.only ?? ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false }, { ...(io.probeDeps ?? {}), ...(io.env ? { env: io.env } : {}) }),
+  });
+  return { service, store, where: `${where.path} (${where.from})` };
+}
+
+export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
+  let opened: Awaited<ReturnType<typeof openService>>;
+  try {
+    opened = await openService(fleet, io, inventoryPath);
+  } catch (err) {
+    io.stderr.write(`seat: cannot open the journal: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+    return 3;
+  }
+  const { service, store } = opened;
+  try {
+    if (cmd.verb === 'walk') {
+      const { walk } = await import('./walk.ts');
+      return await walk(service, cmd.incident, io);
+    }
+    return await run(cmd, service, io);
+  } finally {
+    store.close();
+  }
+}
+
+const out = (io: CliIo, s: string): void => void io.stdout.write(`${s}\n`);
+const err = (io: CliIo, s: string): 2 => {
+  io.stderr.write(`seat: ${s}\n`);
+  return 2;
+};
+
+async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: IncidentService, io: CliIo): Promise<ExitCode> {
+  const actor = localActor(io.env);
+  const pick = (id: number | undefined): Incident | { error: string } => service.resolve(id);
+  switch (cmd.verb) {
+    case 'incident open': {
+      const r = service.open({ site: cmd.site, title: cmd.title, actor });
+      if ('error' in r) return err(io, r.error);
+      out(io, `opened ${incidentLine(r.incident)}`);
+      out(io, `next:    seat runbook start <runbook> ${r.incident.id}   (seat runbook list)`);
+      return 0;
+    }
+    case 'incident list': {
+      const list = service.deps.store.incidents(cmd.all ? {} : { status: 'open' });
+      if (list.length === 0) out(io, cmd.all ? 'no incidents in the journal' : 'no open incidents (seat incident list --all for closed ones)');
+      for (const i of list) out(io, incidentLine(i));
+      return 0;
+    }
+    case 'incident close': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const r = service.close(i.id, actor, cmd.reason);
+      if ('error' in r) return err(io, r.error);
+      out(io, `closed ${incidentLine(r.incident)}`);
+      return 0;
+    }
+    case 'runbook start': {
+      let incident: Incident | { error: string } = cmd.incident === undefined ? (service.deps.store.newestOpen() ?? { error: '' }) : pick(cmd.incident);
+      if ('error' in incident) {
+        if (cmd.incident !== undefined) return err(io, incident.error);
+        const site = cmd.site ?? (service.deps.fleet.siteNames.length === 1 ? service.deps.fleet.siteNames[0] : undefined);
+        if (!site) return err(io, `no open incident: say where with --site (${service.deps.fleet.siteNames.join(', ')})`);
+        const r = service.open({ site, title: `runbook ${cmd.runbook}`, actor });
+        if ('error' in r) return err(io, r.error);
+        incident = r.incident;
+        out(io, `opened ${incidentLine(incident)}`);
+      }
+      const before = service.view(incident.id);
+      if (before?.pin && before.pin.runbook === cmd.runbook && !cmd.repin) {
+        const drift = service.pinDrift(before);
+        out(io, `#${incident.id} follows ${before.pin.runbook} pinned at sha256 ${before.pin.sha256.slice(0, 12)}`);
+        if (drift) out(io, `note:    ${before.pin.file} has changed since (now ${drift.slice(0, 12)}); this incident keeps its copy until: seat runbook start ${cmd.runbook} ${incident.id} --repin`);
+        printSteps(io, before);
+        return 0;
+      }
+      const r = await service.pin(incident.id, cmd.runbook, actor);
+      if ('error' in r) return err(io, r.error);
+      out(io, `${r.repinned ? 're-pinned' : 'pinned'} ${cmd.runbook} to #${incident.id} (sha256 ${r.view.pin!.sha256.slice(0, 12)})`);
+      printSteps(io, r.view);
+      return 0;
+    }
+    case 'step done':
+    case 'step evidence': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const view = service.view(i.id)!;
+      const step = view.steps.find((s) => s.spec.id === cmd.step);
+      if (!step) return err(io, view.pin ? `runbook ${view.pin.runbook} has no step "${cmd.step}" (steps: ${view.steps.map((s) => s.spec.id).join(', ')})` : `#${i.id} has no runbook yet: seat runbook start <runbook> ${i.id}`);
+      const evidence = await evidenceFrom(cmd.evidence, step.spec.evidence);
+      if ('error' in evidence) return err(io, evidence.error);
+      if (cmd.verb === 'step evidence') {
+        if (!evidence.value) return err(io, 'step evidence needs --file, --sha256 with --size, --value, --yes or --no');
+        const r = service.deps.store.append({ incident: i.id, kind: 'evidence', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { evidence: evidence.value } });
+        if (!r.ok) return err(io, 'the journal refused the evidence');
+        out(io, `recorded evidence on ${cmd.step}: ${evidenceText(evidence.value)}`);
+        return 0;
+      }
+      const r = await service.decide({ incident: i.id, step: cmd.step, decision: 'done', actor, ...(evidence.value ? { evidence: evidence.value } : {}), input: cmd.input });
+      return printDecision(io, r, cmd.step);
+    }
+    case 'step skip': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      return printDecision(io, await service.decide({ incident: i.id, step: cmd.step, decision: 'skip', actor, reason: cmd.reason }), cmd.step);
+    }
+    case 'step block': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const view = service.view(i.id)!;
+      const step = view.steps.find((s) => s.spec.id === cmd.step);
+      if (!step) return err(io, `no step "${cmd.step}" in #${i.id}`);
+      const r = service.deps.store.append(
+        { incident: i.id, kind: 'step.blocked', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { guardrail: 'person', refused: step.spec.title, why: cmd.reason, instead: '', waitsFor: cmd.reason, input: {} } },
+        { step: cmd.step, version: step.version },
+      );
+      if (!r.ok) return err(io, `${cmd.step} was decided meanwhile by ${actorName(r.conflict.by)} at ${r.conflict.at}`);
+      out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)}`);
+      return 0;
+    }
+    case 'note': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const r = service.note(i.id, cmd.text, actor);
+      if ('error' in r) return err(io, r.error);
+      out(io, `noted in #${i.id} (event ${r.event.seq})`);
+      return 0;
+    }
+    case 'journal': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      out(io, incidentLine(i));
+      for (const e of service.deps.store.events(i.id)) out(io, eventLine(e));
+      return 0;
+    }
+    case 'journal verify': {
+      const r = service.deps.store.verify(cmd.incident);
+      if (r.ok) {
+        const heads = [...r.heads.entries()].map(([id, h]) => `#${id} ${h.slice(0, 12)}`).join(', ');
+        out(io, `journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed${heads ? ` (heads: ${heads})` : ''}`);
+        return 0;
+      }
+      io.stdout.write(`journal does NOT hold: incident #${r.incident}, event ${r.seq}: ${r.why} (${r.events} events checked)\n`);
+      return 1;
+    }
+    case 'override request': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const r = service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor });
+      if ('error' in r) return err(io, r.error);
+      out(io, `override request #${r.event.seq} recorded: ${cmd.step} past ${cmd.guardrail}, until ${r.expiresAt}`);
+      out(io, `next:    a second on-call person (not you) runs: seat override approve ${r.event.seq} --incident ${i.id}`);
+      return 0;
+    }
+    case 'override approve': {
+      const i = pick(cmd.incident);
+      if ('error' in i) return err(io, i.error);
+      const r = service.approveOverride({ incident: i.id, request: cmd.request, actor });
+      if ('error' in r) return err(io, r.error);
+      out(io, `override #${cmd.request} approved by ${actorName(actor)} (event ${r.event.seq}); the step can now be done by someone other than you`);
+      return 0;
+    }
+  }
+}
+
+export function incidentLine(i: Incident): string {
+  const closed = i.status === 'closed' ? ` · closed ${i.closedAt} by ${actorName(i.closedBy!)}` : '';
+  return `#${i.id} [${i.status}]${i.drill ? ' DRILL' : ''} ${i.site} · ${clean(i.title)} · opened ${i.openedAt} by ${actorName(i.openedBy)}${closed}`;
+}
+
+export function eventLine(e: JournalEvent): string {
+  const p = e.payload;
+  const what = ((): string => {
+    switch (e.kind) {
+      case 'note':
+        return clean(String(p.text ?? ''));
+      case 'step.skipped':
+        return `skipped: ${clean(String(p.reason ?? ''))}`;
+      case 'step.blocked':
+        return `refused by ${String(p.guardrail)}: ${clean(String(p.refused ?? ''))}`;
+      case 'step.done':
+        return p.evidence ? `evidence: ${evidenceText(p.evidence as Evidence)}` : '';
+      case 'runbook.pinned':
+        return `${String(p.runbook)} sha256 ${String(p.sha256).slice(0, 12)}`;
+      case 'override.requested':
+        return `${String(p.guardrail)} until ${String(p.expiresAt)}: ${clean(String(p.reason ?? ''))}`;
+      case 'override.approved':
+        return `request #${String(p.request)}`;
+      case 'probe.report': {
+        const v = (p.report as { verdict?: { headline?: string } } | undefined)?.verdict;
+        return v?.headline ? clean(v.headline) : '';
+      }
+      case 'incident.opened':
+        return clean(String(p.title ?? ''));
+      default:
+        return '';
+    }
+  })();
+  const step = e.step ? ` ${e.step}` : '';
+  return `  ${String(e.seq).padStart(3)} ${e.happenedAt} ${actorName(e.actor).padEnd(10)} ${e.kind}${step}${what ? ` — ${what}` : ''}`;
+}
+
+export function evidenceText(e: Evidence): string {
+  switch (e.kind) {
+    case 'file':
+      return `${clean(e.name)} ${e.size} bytes sha256 ${e.sha256.slice(0, 12)}… (${e.measured ? 'measured' : 'declared, not measured'})`;
+    case 'value':
+      return clean(e.value);
+    case 'yesno':
+      return e.answer ? 'yes' : 'no';
+  }
+}
+
+export function stepLine(s: StepView): string {
+  const st = s.state;
+  switch (st.state) {
+    case 'pending':
+      return `  [ ] ${s.spec.id} — ${s.spec.title}`;
+    case 'done':
+      return `  [x] ${s.spec.id} — done by ${actorName(st.by)} ${st.at}${st.evidence ? ` · ${evidenceText(st.evidence)}` : ''}`;
+    case 'skipped':
+      return `  [-] ${s.spec.id} — skipped by ${actorName(st.by)}: ${clean(st.reason)}`;
+    case 'blocked':
+      return `  [!] ${s.spec.id} — refused by ${st.guardrail}: ${clean(st.refused)}`;
+  }
+}
+
+export function printSteps(io: CliIo, view: IncidentView): void {
+  for (const s of view.steps) out(io, stepLine(s));
+  const cur = currentStep(view);
+  if (cur) {
+    out(io, '');
+    out(io, `step:    ${cur.spec.id} — ${cur.spec.title}`);
+    out(io, `why:     ${cur.spec.why}`);
+    if (cur.spec.evidence) out(io, `needs:   ${evidenceAsk(cur.spec.evidence)}`);
+    out(io, `next:    seat step done ${cur.spec.id} --incident ${view.incident.id}   (or: seat walk ${view.incident.id})`);
+  } else if (view.pin) {
+    out(io, `every step is decided: seat incident close ${view.incident.id}`);
+  }
+}
+
+export function evidenceAsk(e: EvidenceSpec): string {
+  switch (e.kind) {
+    case 'file':
+      return `${e.label}: a file (--file PATH, measured here; or --sha256 HEX --size BYTES, declared)`;
+    case 'value':
+      return `${e.label} (--value TEXT)`;
+    case 'yesno':
+      return `${e.question} (--yes or --no)`;
+  }
+}
+
+export function refusalLines(refusals: Refusal[], step: string, incident: number): string[] {
+  const lines: string[] = [];
+  for (const r of refusals) {
+    lines.push(`refused by ${r.guardrail}: ${r.refused}`);
+    lines.push(`  why:     ${r.why}`);
+    lines.push(`  instead: ${r.instead}`);
+    if (r.waitsFor) lines.push(`  waits for: ${r.waitsFor}`);
+    lines.push(r.override ? `  override: a second on-call person may approve it: seat override request ${step} ${r.guardrail} <reason…> --incident ${incident}` : '  override: none: this guardrail has no override');
+  }
+  return lines;
+}
+
+function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
+  if (r.ok) {
+    const e = r.event;
+    out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} ${e.kind === 'step.done' ? 'done' : 'skipped'} by ${actorName(e.actor)} at ${e.happenedAt} (event ${e.seq})`);
+    if (e.kind === 'step.done' && typeof e.payload.report === 'number') out(io, `probe report stored as evidence (event ${e.payload.report})`);
+    printSteps(io, r.view);
+    return 0;
+  }
+  switch (r.kind) {
+    case 'invalid':
+      return err(io, r.message);
+    case 'conflict':
+      return err(io, `${step} was already decided by ${actorName(r.by)} at ${r.at} (${r.what})`);
+    case 'refused':
+      for (const l of refusalLines(r.refusals, step, r.view.incident.id)) out(io, l);
+      out(io, `recorded the refusal (event ${r.event.seq})`);
+      return 1;
+  }
+}
+
+/** Evidence from flags: a path is hashed here (measured); a typed sha256 is declared. */
+export async function evidenceFrom(a: EvidenceArgs, spec: EvidenceSpec | undefined): Promise<{ value?: Evidence } | { error: string }> {
+  const of = spec?.of ?? 'evidence';
+  if (a.file !== undefined) {
+    const m = await measureFile(a.file);
+    if ('error' in m) return m;
+    return { value: { kind: 'file', of, name: a.file, size: m.size, sha256: m.sha256, measured: true } };
+  }
+  if (a.sha256 !== undefined) {
+    if (a.size === undefined) return { error: '--sha256 needs --size BYTES too' };
+    return { value: { kind: 'file', of, name: a.value ?? of, size: a.size, sha256: a.sha256, measured: false } };
+  }
+  if (a.value !== undefined) return { value: { kind: 'value', of, value: a.value } };
+  if (a.yes !== undefined) return { value: { kind: 'yesno', of, answer: a.yes } };
+  return {};
+}
+
+/** Size and sha256 of a regular file, read by the bot itself. */
+export async function measureFile(path: string): Promise<{ size: number; sha256: string } | { error: string }> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) return { error: `${path}: not a regular file` };
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      size += chunk.length;
+    }
+    return { size, sha256: hash.digest('hex') };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { error: `${path}: cannot read it${code ? ` (${code})` : ''}` };
+  }
+}

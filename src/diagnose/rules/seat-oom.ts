@@ -1,7 +1,0 @@
-// A GPU under its free-memory floor: measure the seats on it before moving or resizing one.
-import type { Rule } from './types.ts';
-
-export const seatOom: Rule = (facts) => {
-  const under = facts.gpus.underFloor;
-  return under.length > 0 ? { rule: 'seat-oom', runbook: 'seat-oom', sites: [...new Set(under.flatMap((g) => (g.site ? [g.site] : [])))] } : null;
-};
