@@ -1,8 +1,11 @@
 // `npm run bench`: every figure is a ratio against a baseline measured in the same run.
 import { benchAck } from './ack.ts';
+import { benchJournal } from './journal.ts';
 import { benchProbe } from './probe.ts';
 
 const probe = await benchProbe();
 for (const l of probe.lines) console.log(l);
 const ack = await benchAck();
 for (const l of ack.lines) console.log(l);
+const journal = await benchJournal();
+for (const l of journal.lines) console.log(l);

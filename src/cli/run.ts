@@ -67,7 +67,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     case 'bot': {
       // Loaded only here: Bolt is heavy, and a terminal probe at 3 a.m. should not pay for it.
       const { runBot } = await import('../slack/main.ts');
-      return runBot(fleet, io);
+      return runBot(fleet, { ...io, inventoryPath });
     }
     case 'probe': {
       // Now the sites are known: the site argument is checked against them.

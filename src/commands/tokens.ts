@@ -7,7 +7,7 @@ export const MAX_COMMAND_LENGTH = 512;
 export type TokenResult = { ok: true; tokens: string[] } | { ok: false; error: string };
 
 /** A word: a name, a number, a list, a flag (`--only=a,b`, `-h`) or the end-of-flags marker `--`. */
-const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._,=-]*$|^--[a-z][a-z-]*(?:=[A-Za-z0-9._,-]+)?$|^-[a-zA-Z]$|^--$/;
+const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._,=-]*$|^--[a-z][a-z0-9-]*(?:=[A-Za-z0-9._,-]+)?$|^-[a-zA-Z]$|^--$/;
 const MAX_WORD = 64;
 
 export function checkToken(word: string): string | null {

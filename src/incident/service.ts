@@ -183,8 +183,14 @@ export class IncidentService {
         override = granted;
         continue;
       }
-      const { ok: _ok, ...words } = verdict;
-      refusals.push({ guardrail: guardrail.id, override: guardrail.override, ...words });
+      refusals.push({
+        guardrail: guardrail.id,
+        override: guardrail.override,
+        refused: verdict.refused,
+        why: verdict.why,
+        instead: verdict.instead,
+        ...(verdict.waitsFor ? { waitsFor: verdict.waitsFor } : {}),
+      });
     }
     if (refusals.length > 0) {
       const first = refusals[0]!;
@@ -234,10 +240,8 @@ export class IncidentService {
     if (!view || !req) return { error: `no override request #${o.request} in incident #${o.incident}` };
     if (req.approved) return { error: `override #${o.request} was already approved by ${actorName(req.approved.by)}` };
     const why = approvalProblem(req, o.actor, this.deps.now());
-    if (why) {
-      this.deps.store.append({ incident: o.incident, kind: 'override.refused', actor: o.actor, happenedAt: this.iso(), step: req.step, payload: { request: req.seq, why } });
-      return { error: why };
-    }
+    // Refused approvals are told, not recorded as refusing the request: the right person may still approve it.
+    if (why) return { error: why };
     const r = this.deps.store.append({ incident: o.incident, kind: 'override.approved', actor: o.actor, happenedAt: this.iso(), step: req.step, payload: { request: req.seq, guardrail: req.guardrail, input: req.input }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event } : { error: 'the journal refused the approval' };
   }
@@ -300,7 +304,6 @@ function approvedOverride(view: IncidentView, guardrail: string, step: string, i
 
 /** Free text as typed: any language; refused (not cut) when empty or too long; control characters out. */
 export function checkText(text: string, what: string, max: number): string | { error: string } {
-  // eslint-disable-next-line no-control-regex
   const t = text.replace(/[\x00-\x08\x0B\x0C\x0E-\x1F\x7F\u2028\u2029]/g, '').trim();
   if (t === '') return { error: `${what} is needed` };
   const n = [...t].length;

@@ -3,13 +3,21 @@
 import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
-import type { ProbeDeps } from '../commands/probe.ts';
+import { runProbe, type ProbeDeps } from '../commands/probe.ts';
+import { IncidentService } from '../incident/service.ts';
+import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
+import { openSqliteJournal } from '../journal/sqlite.ts';
+import type { JournalStore } from '../journal/store.ts';
+import { PROBE_GROUPS } from '../probes/types.ts';
+import { loadRunbooks } from '../runbooks/load.ts';
 import type { SlackConfig } from './config.ts';
 import { groupCache, type SeatContext } from './context.ts';
 import { slackErrorCode } from './errors.ts';
+import { fetchSlackFile, type FetchFile } from './evidence-file.ts';
 import { registerListeners } from './listeners/index.ts';
 import { replayGuard } from './replay.ts';
+import { sendQueue } from './send-queue.ts';
 
 const { App, LogLevel } = bolt;
 
@@ -26,8 +34,14 @@ export interface SeatAppOptions {
   tokenVerification?: boolean;
   /** Waits out Slack's Retry-After (default: a real timer); tests pass one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
-  /** Milliseconds clock for the replay window and the user-group cache. */
+  /** Milliseconds clock for the replay window, the user-group cache and the journal's times. */
   now?: () => number;
+  /** The incident journal's SQLite file, opened by start(); without one the incident commands say the bot keeps none. */
+  journal?: string;
+  /** The runbooks by id (default: the package's runbooks/, read by start()). */
+  runbooks?: ReadonlyMap<string, Runbook>;
+  /** Downloads a Slack file with the bot token (default: fetch, to Slack's hosts and SLACK_API_URL's only). */
+  fetchFile?: FetchFile;
 }
 
 export interface SeatApp {
@@ -37,6 +51,8 @@ export interface SeatApp {
   stop(): Promise<void>;
   /** Resolves when every probe started so far has posted its final report (tests, shutdown). */
   idle(): Promise<void>;
+  /** The incident service once started with a journal (tests read its journal). */
+  readonly incidents: IncidentService | undefined;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,6 +80,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       : new App({ ...common, signingSecret: config.mode.signingSecret, port: config.mode.port });
   const log = opts.logger ?? app.logger;
   const now = opts.now ?? Date.now;
+  const clock = (): Date => new Date(now());
+  const sleep = opts.sleep ?? realSleep;
 
   const running = new Set<Promise<void>>();
   const ctx: SeatContext = {
@@ -71,14 +89,36 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     log,
     probeDeps: opts.probeDeps,
     updateIntervalMs: opts.updateIntervalMs ?? 1000,
-    sleep: opts.sleep ?? realSleep,
+    sleep,
     replays: replayGuard({ now }),
     busyMessages: new Set(),
     track: (work) => {
-      const done = work.catch((err: unknown) => log.error(`probe flow failed: ${slackErrorCode(err)}`)).finally(() => running.delete(done));
+      const done = work.catch((err: unknown) => log.error(`work after the ack failed: ${slackErrorCode(err)}`)).finally(() => running.delete(done));
       running.add(done);
     },
     groupMembers: groupCache(log, now),
+    incidents: { missing: 'this bot keeps no incident journal: start it with one (SEAT_JOURNAL, or journal: in the inventory)' },
+    send: sendQueue({ sleep, log }),
+    fetchFile: opts.fetchFile ?? fetchSlackFile(config.slackApiUrl),
+  };
+  let store: JournalStore | undefined;
+  /** Opens the journal and reads the runbooks: the incident commands work from here on. */
+  const openIncidents = async (path: string): Promise<void> => {
+    const opened = openSqliteJournal(path, { now: clock });
+    store = opened;
+    let runbooks = opts.runbooks;
+    if (!runbooks) {
+      const loaded = await loadRunbooks();
+      for (const e of loaded.errors) log.warn(`runbook left out: ${e}`);
+      runbooks = loaded.runbooks;
+    }
+    ctx.incidents = new IncidentService({
+      store: opened,
+      fleet: opts.fleet,
+      runbooks,
+      now: clock,
+      probe: (site, only) => runProbe(opts.fleet, { site, only: only?.only ?? [...PROBE_GROUPS], timeoutMs: null, paid: false }, ctx.probeDeps ?? {}),
+    });
   };
   registerListeners(app, ctx);
   app.error(async (err) => {
@@ -88,6 +128,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   return {
     app,
     start: async () => {
+      if (opts.journal && !store) await openIncidents(opts.journal);
       await app.init();
       if (config.mode.kind === 'socket') {
         await app.start();
@@ -98,10 +139,16 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return typeof addr === 'object' && addr ? addr.port : config.mode.port;
     },
     stop: async () => {
-      await app.stop();
+      await app.stop().finally(() => {
+        store?.close();
+        store = undefined;
+      });
     },
     idle: async () => {
       while (running.size > 0) await Promise.all([...running]);
+    },
+    get incidents() {
+      return ctx.incidents instanceof IncidentService ? ctx.incidents : undefined;
     },
   };
 }

@@ -2,9 +2,12 @@
 // state of the running app (probes in flight, messages being probed into, requests already seen).
 import type { Logger, webApi } from '@slack/bolt';
 import type { ProbeDeps } from '../commands/probe.ts';
+import type { IncidentService } from '../incident/service.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { slackErrorCode } from './errors.ts';
+import type { FetchFile } from './evidence-file.ts';
 import type { ReplayGuard } from './replay.ts';
+import type { SendQueue } from './send-queue.ts';
 
 export type WebClient = webApi.WebClient;
 
@@ -23,6 +26,12 @@ export interface SeatContext {
   track(work: Promise<void>): void;
   /** Members of a Slack user group, cached for a minute. */
   groupMembers(client: WebClient, group: string): Promise<string[]>;
+  /** Incidents and their journal: there once the app has started with a journal; else why not. */
+  incidents: IncidentService | { missing: string };
+  /** Posts and updates in one channel, in order, waiting out Slack's Retry-After. */
+  send: SendQueue;
+  /** Downloads a file uploaded to Slack with the bot token (evidence the bot measures). */
+  fetchFile: FetchFile;
 }
 
 export function groupCache(log: Logger, now: () => number, ttlMs = 60_000): SeatContext['groupMembers'] {

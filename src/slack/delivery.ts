@@ -15,6 +15,12 @@ const BLOCKS_REFUSED = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_
 /** The longest Retry-After waited on: past it, the report goes privately. */
 const MAX_WAIT_S = 30;
 
+/** Slack's Retry-After of a rate-limited call, capped, in milliseconds; null for any other failure. */
+export function retryAfterMs(err: unknown): number | null {
+  const wait = (err as { retryAfter?: unknown } | undefined)?.retryAfter;
+  return typeof wait === 'number' ? Math.min(Math.max(wait, 0), MAX_WAIT_S) * 1000 : null;
+}
+
 export interface View {
   text: string;
   blocks: Rendered['blocks'];
@@ -84,9 +90,9 @@ export async function deliverReport(d: DeliveryDeps, msg: ChannelMessage, report
     await msg.update('final report', view);
   } catch (err) {
     failure = codeOf(err);
-    const wait = (err as { retryAfter?: unknown }).retryAfter;
-    if (msg.ts && typeof wait === 'number') {
-      await d.sleep(Math.min(Math.max(wait, 0), MAX_WAIT_S) * 1000);
+    const wait = retryAfterMs(err);
+    if (msg.ts && wait !== null) {
+      await d.sleep(wait);
       failure = await msg.update('final report, retried', view).then(() => null, codeOf);
     } else if (msg.ts && BLOCKS_REFUSED.has(failure)) {
       view = renderVerdictOnly(report, req, askedBy);

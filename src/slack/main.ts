@@ -1,5 +1,7 @@
 // The Slack front end's entry (`seat bot`): reads its settings, starts the app, runs until SIGINT or SIGTERM.
 import type { Fleet } from '../inventory/fleet.ts';
+import { journalPath } from '../journal/location.ts';
+import { JournalError } from '../journal/store.ts';
 import { readSlackConfig } from './config.ts';
 import { createSeatApp } from './app.ts';
 import type { ProbeDeps } from '../commands/probe.ts';
@@ -11,6 +13,8 @@ export interface BotIo {
   probeDeps?: ProbeDeps;
   /** Resolves when the bot should stop; defaults to the first SIGINT/SIGTERM. */
   until?: Promise<void>;
+  /** The inventory file, so its `journal:` is read relative to it (else to the working folder). */
+  inventoryPath?: string;
 }
 
 export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
@@ -19,11 +23,17 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
     io.stderr.write(`seat bot: cannot start:\n${config.errors.map((e) => `  ${e}`).join('\n')}\n`);
     return 2;
   }
-  const seat = createSeatApp({ fleet, config: config.value, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  const journal = journalPath(io.env, fleet.inventory, io.inventoryPath);
+  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
   let port: number | undefined;
   try {
     port = await seat.start();
   } catch (err) {
+    if (err instanceof JournalError) {
+      io.stderr.write(`seat bot: cannot open the journal: ${err.message.split('\n')[0]} (set SEAT_JOURNAL, or journal: in the inventory, to a file the bot may write)\n`);
+      await seat.stop().catch(() => {});
+      return 2;
+    }
     const code = slackErrorCode(err);
     const sys = (err as NodeJS.ErrnoException).code;
     if (sys === 'EADDRINUSE' || sys === 'EACCES') {
@@ -39,7 +49,7 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   }
   io.stderr.write(
     `seat bot: running on ${fleet.inventory.fleet} (${fleet.siteNames.join(', ')}), ` +
-      `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; Ctrl-C stops it\n`,
+      `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; journal ${journal.path} (${journal.from}); Ctrl-C stops it\n`,
   );
   // A backstop: whatever escapes a listener is logged with its code, and the bot keeps running.
   const backstop = (err: unknown): void => void io.stderr.write(`seat bot: unhandled error (${slackErrorCode(err)}); still running\n`);

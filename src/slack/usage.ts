@@ -1,8 +1,10 @@
-// The shared usage text as Slack shows it: `/seat …`, without what only the terminal offers.
-import { USAGE } from '../commands/parse.ts';
+// The shared usage text as Slack shows it: `/seat …`, only what Slack offers (the grammar's own
+// per-front-end usage), and one command's help for `/seat help <command>`.
+import { helpFor, usage } from '../commands/parse.ts';
 
-export const SLACK_USAGE = USAGE.split('\n')
-  .filter((l) => !l.includes('terminal only'))
-  .join('\n')
-  .replace(' [--json]', '')
-  .replace(/\bseat /g, '/seat ');
+export const SLACK_USAGE = usage('slack');
+
+/** `/seat help step`: the arguments and flags of each command it names; undefined for no command. */
+export function slackHelp(topic: string): string | undefined {
+  return helpFor(topic, 'slack')?.replace(/\n\s*-h, --help\s+this help/g, '');
+}

@@ -42,7 +42,7 @@ const BAD: [string, RegExp][] = [
   ['probe fv --verbose', /unknown option "--verbose"/],
   ['probe 🔥', /unexpected character "🔥"/],
   ['probe ../../etc/passwd', /unexpected character "\/"/],
-  ['help me', /unknown command "me" \(known: probe, help, check, version, bot\)/],
+  ['help me', /unknown command "me" \(known: probe, help, check, version, bot, incident, runbook, step, note, journal, walk, override\)/],
   ['help probe fv', /help takes one topic, got "probe" and "fv"/],
   ['prbe fv', /^unknown command "prbe" — did you mean probe\?$/],
   ['chekc', /^unknown command "chekc" — did you mean check\?$/],
@@ -106,7 +106,7 @@ test('Slack is offered only its commands and flags, each refusal saying where it
   assert.deepEqual(parseCommand('bot', SITES, 'slack'), { ok: false, error: 'bot is for the terminal only' });
   const json = parseCommand('probe fv --json', SITES, 'slack');
   assert.ok(!json.ok && /^--json is for the terminal only/.test(json.error));
-  assert.match((parseCommand('chek', SITES, 'slack') as { error: string }).error, /unknown command "chek" \(known: probe, help\)/);
+  assert.match((parseCommand('chek', SITES, 'slack') as { error: string }).error, /unknown command "chek" \(known: probe, help, incident, runbook, step, note, journal, override\)/);
   const ok = parseCommand('probe fv --all --paid', SITES, 'slack');
   assert.ok(ok.ok && ok.command.verb === 'probe' && ok.command.all && ok.command.paid && !ok.command.json);
 });

@@ -1,6 +1,9 @@
 // `seat bot` start-up: a token Slack refuses is a clear error and exit 2; a good start runs until told to stop.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { runBot } from '../../src/slack/main.ts';
@@ -8,10 +11,12 @@ import { signedPost, slashCommandBody, startSlackApi, type SlackApiStandIn } fro
 
 let slack: SlackApiStandIn;
 let fleet: Fleet;
+let dir: string;
 const SECRET = '1234567890abcdef1234567890abcdef';
 
 before(async () => {
   slack = await startSlackApi();
+  dir = await mkdtemp(join(tmpdir(), 'seatbelt-bot-'));
   const r = parseInventory(`
 oncall: { users: [U0ONCALL01] }
 gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: K } } }
@@ -21,9 +26,12 @@ sites: { fv: { hosts: { fv-ml1: { address: 127.0.0.1, gpuVendor: none } } } }
   fleet = new Fleet(r.value);
 });
 
-after(() => slack.close());
+after(async () => {
+  await slack.close();
+  await rm(dir, { recursive: true, force: true });
+});
 
-const env = (): NodeJS.ProcessEnv => ({ SLACK_BOT_TOKEN: 'xoxb-1111-2222-revoked', SLACK_SIGNING_SECRET: SECRET, PORT: '0', SLACK_API_URL: slack.url });
+const env = (): NodeJS.ProcessEnv => ({ SLACK_BOT_TOKEN: 'xoxb-1111-2222-revoked', SLACK_SIGNING_SECRET: SECRET, PORT: '0', SLACK_API_URL: slack.url, SEAT_JOURNAL: join(dir, 'journal.sqlite') });
 
 test('a token Slack refuses (invalid_auth) is a one-line start-up error and exit 2, no stack trace', async () => {
   slack.fail('auth.test', 'invalid_auth');
@@ -49,4 +57,14 @@ test('a good start answers signed requests on the port it reports, and stops whe
   stop();
   assert.equal(await running, 0);
   assert.match(err, /stopping after the probes in flight finish/);
+});
+
+test('a journal the bot cannot open is a one-line start-up error and exit 2', async () => {
+  const notSqlite = join(dir, 'not-a-journal.sqlite');
+  await writeFile(notSqlite, 'this is not an SQLite database, it is a text file that happens to be long enough to be read\n'.repeat(20));
+  let err = '';
+  const code = await runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: { ...env(), SEAT_JOURNAL: notSqlite }, until: new Promise(() => {}) });
+  assert.equal(code, 2);
+  assert.match(err, /^seat bot: cannot open the journal: .*not-a-journal\.sqlite.*\n$/);
+  assert.ok(!err.includes('    at '), 'no stack trace');
 });

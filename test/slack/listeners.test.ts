@@ -28,6 +28,9 @@ function fakes() {
     busyMessages: new Set(),
     track: (p) => void tracked.push(p),
     groupMembers: async () => [],
+    incidents: { missing: 'no journal in these fakes' },
+    send: { run: (_channel, _what, call) => call() },
+    fetchFile: async () => new Response('', { status: 404 }),
   };
   const client = {} as WebClient; // never reached on these paths: no probe starts
   return {

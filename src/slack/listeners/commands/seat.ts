@@ -1,11 +1,12 @@
-// `/seat …`: acked at once (a refusal or usage rides on the ack), the probe runs after the ack.
+// `/seat …`: acked at once (a refusal or usage rides on the ack); the probe, or the incident verb, runs after the ack.
 import type { SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { ProbeRequest } from '../../../commands/probe.ts';
 import { channelAllowed, userAllowed } from '../../authz.ts';
 import type { SeatContext, WebClient } from '../../context.ts';
 import { probeIntoMessage } from '../../probe-flow.ts';
 import { parseSlackText } from '../../text.ts';
-import { SLACK_USAGE } from '../../usage.ts';
+import { incidentCommand } from './incident.ts';
+import { SLACK_USAGE, slackHelp } from '../../usage.ts';
 
 export type SeatCommandArgs = Pick<SlackCommandMiddlewareArgs, 'command' | 'ack' | 'respond'> & { client: WebClient };
 
@@ -24,7 +25,14 @@ export async function seatCommand({ command, ack, respond, client }: SeatCommand
   if (cmd.verb === 'probe' && cmd.json) {
     return ack({ response_type: 'ephemeral', text: ':x: --json is for the terminal (`seat probe ... --json`); in Slack the report is the message' });
   }
-  if (cmd.verb === 'help') return ack({ response_type: 'ephemeral', text: `\`\`\`${SLACK_USAGE}\`\`\`` });
+  if (cmd.verb === 'help') return ack({ response_type: 'ephemeral', text: `\`\`\`${(cmd.topic && slackHelp(cmd.topic)) || SLACK_USAGE}\`\`\`` });
+  if (cmd.verb !== 'probe') {
+    // Who may record is asked after the ack (a user group is a Web API call); reading is open.
+    await ack();
+    const req = { cmd, user: { id: command.user_id, name: command.user_name }, channel: command.channel_id, triggerId: command.trigger_id, client, respond };
+    ctx.track(incidentCommand(req, ctx));
+    return;
+  }
   const quick = inv.oncall.users.includes(command.user_id);
   if (!quick && !inv.oncall.userGroup) {
     const who = await userAllowed(inv, command.user_id, {});

@@ -1,0 +1,41 @@
+// Seed 002: a site dark at every address, BMC included, is not polled: an overload-tripped UPS needs a human to reset it.
+import type { Guardrail } from '../incident/types.ts';
+import { acts, evidenceIn, incidentEvents, isoSecond, reportsIn, siteIn, type SiteLook } from './facts.ts';
+
+/** How long after a dark report a re-probe of the site is refused. */
+export const DARK_SITE_QUIET_MS = 15 * 60_000;
+
+export const noPollDarkSite: Guardrail = {
+  id: 'no-poll-dark-site',
+  lesson: 'a site whose every address (BMC included) is dark is not re-probed in a loop: an overload-tripped UPS needs a human (seed 002)',
+  override: true,
+  applies: (step, input) => acts(step, input, 'probe') || step.kind === 'probe',
+  check(ctx) {
+    const site = ctx.input.site ?? ctx.incident.site;
+    const events = incidentEvents(ctx);
+    // The last report that measured the site's own addresses decides; one of aliases only says nothing of them.
+    let last: { seq: number; look: SiteLook } | undefined;
+    for (const r of reportsIn(events)) {
+      const look = siteIn(r.findings, site);
+      if (look.addresses.length > 0) last = { seq: r.seq, look };
+    }
+    if (!last?.look.dark) return { ok: true };
+    // A site with a BMC is dark only when the BMC was measured and did not answer either.
+    const hasBmc = Object.keys(ctx.fleet.site(site)?.bmc ?? {}).length > 0;
+    if (hasBmc && !last.look.bmcDark) return { ok: true };
+    const after = last.seq;
+    const reset = evidenceIn(events, 'ups-reset').some((e) => e.seq > after && e.evidence.kind === 'yesno' && e.evidence.answer === true);
+    if (reset) return { ok: true };
+    const until = last.look.at + DARK_SITE_QUIET_MS;
+    const now = ctx.now.getTime();
+    if (!(now < until)) return { ok: true };
+    const minutes = Math.max(0, Math.floor((now - last.look.at) / 60_000));
+    return {
+      ok: false,
+      refused: `probing site ${site} again ${minutes} min after every address of it${hasBmc ? ' (BMC included)' : ''} went unanswered at ${isoSecond(last.look.at)}`,
+      why: 'a site dark at every address, BMC included, is not polled: an overload-tripped UPS does not come back by itself, a human must reset it',
+      instead: `ask a person at site ${site} to reset (or replace) the UPS, and work from what the last probe found meanwhile`,
+      waitsFor: `a person at the site says the UPS is reset, or 15 minutes (${isoSecond(until)})`,
+    };
+  },
+};

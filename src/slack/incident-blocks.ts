@@ -1,0 +1,257 @@
+// Block Kit for incidents: the parent message, one message per runbook step (title, why, body,
+// what it needs, Done / Skip / Evidence), the static line a decided step becomes, a guardrail's
+// refusal, an override request. Free text people typed (titles, reasons, notes, file names,
+// values) only ever goes in plain_text objects: shown as typed, never formatting, never pinging.
+import type { types } from '@slack/bolt';
+import { GUARDRAILS } from '../guardrails/index.ts';
+import type { Refusal } from '../incident/service.ts';
+import type { IncidentView, OverrideRequest, StepView } from '../incident/engine.ts';
+import type { Actor, Evidence, EvidenceSpec, Incident, StepInput } from '../incident/types.ts';
+import { fmtInt } from '../probes/edge/text.ts';
+import { cutLine, esc, fit, section } from './mrkdwn.ts';
+import { markdownToMrkdwn } from './runbook-mrkdwn.ts';
+
+type KnownBlock = types.KnownBlock;
+
+export const STEP_DONE = 'seat_step_done';
+export const STEP_SKIP = 'seat_step_skip';
+export const STEP_EVIDENCE = 'seat_step_evidence';
+export const OVERRIDE_ASK = 'seat_override_ask';
+export const OVERRIDE_APPROVE = 'seat_override_approve';
+
+/** What a step button carries: compare-and-set on the version the person saw. */
+export interface StepRef {
+  incident: number;
+  step: string;
+  version: number;
+}
+
+export interface Message {
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** Free text as typed: a plain_text object, never mrkdwn (no `*bold*`, no `<!channel>`, no `:emoji:` shortcodes). */
+export function plain(text: string, max = 2900): types.PlainTextElement {
+  const chars = [...text];
+  return { type: 'plain_text', text: chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text || ' ', emoji: false };
+}
+
+function plainSection(text: string): KnownBlock {
+  return { type: 'section', text: plain(text) };
+}
+
+function context(...elements: (string | types.PlainTextElement)[]): KnownBlock {
+  return { type: 'context', elements: elements.map((e) => (typeof e === 'string' ? { type: 'mrkdwn', text: cutLine(e, 2900) } : e)) };
+}
+
+/** `<@U123>` for a Slack person; a terminal person by name. */
+export function who(a: Actor): string {
+  switch (a.kind) {
+    case 'slack':
+      return `<@${a.id}>`;
+    case 'local':
+      return `${fit(a.name, 64)} (terminal)`;
+    default:
+      return `the bot (${a.kind})`;
+  }
+}
+
+/** `14:32 UTC`, shown in each reader's own time zone by Slack. */
+export function when(iso: string): string {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return esc(iso);
+  const utc = `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${utc}>`;
+}
+
+export function fmtBytes(n: number): string {
+  if (n < 1000) return `${fmtInt(n)} bytes`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let u = -1;
+  while (v >= 1000 && u < units.length - 1) {
+    v /= 1000;
+    u++;
+  }
+  return `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** Evidence as one plain line (it holds what people typed or named). */
+export function evidenceText(e: Evidence): string {
+  switch (e.kind) {
+    case 'file':
+      return `${e.name} ${fmtBytes(e.size)} sha256 ${e.sha256.slice(0, 12)}… (${e.measured ? 'measured by the bot' : 'declared, not measured'})`;
+    case 'value':
+      return e.value;
+    case 'yesno':
+      return e.answer ? 'yes' : 'no';
+  }
+}
+
+export function inputText(input: StepInput): string {
+  const parts = Object.entries(input).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
+  return parts.length > 0 ? parts.join(' ') : 'no inputs';
+}
+
+export function evidenceAsk(e: EvidenceSpec): string {
+  switch (e.kind) {
+    case 'file':
+      return `${esc(e.label)}: a file uploaded to this thread (the bot measures its size and sha256), or its sha256 and size as typed (recorded as declared, not measured)`;
+    case 'value':
+      return `${esc(e.label)}: a value`;
+    case 'yesno':
+      return `${esc(e.question)} (yes or no)`;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The incident's parent message
+
+export function parentMessage(incident: Incident, view?: IncidentView, runbooks: readonly string[] = []): Message {
+  const state = incident.status === 'closed' ? ':white_check_mark: *closed*' : ':rotating_light:';
+  const head = `${state} *Incident #${incident.id}* · site *${esc(incident.site)}*${incident.drill ? ' · :test_tube: DRILL' : ''}`;
+  const blocks: KnownBlock[] = [section(head), plainSection(incident.title)];
+  const lines = [`opened by ${who(incident.openedBy)} ${when(incident.openedAt)}`];
+  if (incident.status === 'closed' && incident.closedBy && incident.closedAt) lines.push(`closed by ${who(incident.closedBy)} ${when(incident.closedAt)}`);
+  if (view?.pin) lines.push(`runbook *${esc(view.pin.runbook)}* (sha256 ${view.pin.sha256.slice(0, 12)}), steps in this thread`);
+  else if (incident.status === 'open') lines.push(`start a runbook: \`/seat runbook start <runbook> ${incident.id}\`${runbooks.length ? ` (${runbooks.map(esc).join(', ')})` : ''}`);
+  blocks.push(context(lines.join(' · ')));
+  return { text: `Incident #${incident.id} at ${esc(incident.site)}: ${fit(incident.title, 200)}`, blocks };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One step
+
+const MAX_BODY = 2600;
+
+function bodyText(step: StepView, file: string): string {
+  const md = markdownToMrkdwn(step.spec.body.trim());
+  if (md.length <= MAX_BODY) return md;
+  let out = '';
+  for (const line of md.split('\n')) {
+    if (out.length + line.length + 1 > MAX_BODY) break;
+    out = out ? `${out}\n${line}` : line;
+  }
+  if ((out.match(/```/g)?.length ?? 0) % 2 === 1) out += '\n```';
+  return `${out}\n… the rest is in ${esc(file)} (line ${step.spec.line})`;
+}
+
+export interface StepExtras {
+  /** The last attempt's refusals (a fresh Done), else the refusal the journal holds. */
+  refusals?: Refusal[];
+  /** A line in place of the buttons while the bot works (a probe running). */
+  working?: string;
+  /** A line under the step (an override approved). */
+  note?: string;
+}
+
+export function stepMessage(view: IncidentView, step: StepView, extras: StepExtras = {}): Message {
+  const n = view.steps.indexOf(step) + 1;
+  const spec = step.spec;
+  const file = view.pin?.file ?? 'the runbook';
+  const blocks: KnownBlock[] = [
+    section(`*Step ${n} of ${view.steps.length} · ${esc(spec.title)}*  \`${spec.id}\``),
+    context(`_${esc(spec.why)}_`),
+  ];
+  const body = bodyText(step, file);
+  if (body.trim()) blocks.push(section(body));
+  if (spec.evidence) blocks.push(section(`:paperclip: *Needs:* ${evidenceAsk(spec.evidence)}`));
+  if (step.evidence.length > 0) blocks.push(context(plain(`evidence so far: ${step.evidence.map(evidenceText).join('; ')}`)));
+  const refusals = extras.refusals ?? journalRefusal(step);
+  for (const r of refusals) blocks.push(section(refusalText(r)));
+  if (extras.note) blocks.push(section(extras.note));
+  const gates = spec.guardrails.length ? ` · gated by ${spec.guardrails.map(esc).join(', ')}` : '';
+  blocks.push(context(`incident #${view.incident.id} · runbook ${esc(view.pin?.runbook ?? '?')} · ${spec.kind}${spec.action ? ` (${spec.action})` : ''}${gates}`));
+  if (extras.working) blocks.push(context(extras.working));
+  else blocks.push(stepButtons(view, step, refusals));
+  return { text: `Step ${n} of ${view.steps.length}: ${esc(spec.title)} (incident #${view.incident.id})`, blocks };
+}
+
+function journalRefusal(step: StepView): Refusal[] {
+  const s = step.state;
+  if (s.state !== 'blocked') return [];
+  return [{ guardrail: s.guardrail, override: GUARDRAILS.get(s.guardrail)?.override ?? false, refused: s.refused, why: s.why, instead: s.instead, ...(s.waitsFor ? { waitsFor: s.waitsFor } : {}) }];
+}
+
+export function refusalText(r: Refusal): string {
+  const lines = [`:no_entry: *Refused by ${esc(r.guardrail)}:* ${fit(r.refused, 600)}`, `*Why:* ${fit(r.why, 600)}`];
+  if (r.instead) lines.push(`*Instead:* ${fit(r.instead, 600)}`);
+  if (r.waitsFor) lines.push(`*Waits for:* ${fit(r.waitsFor, 300)}`);
+  if (r.override) lines.push('_A second on-call person may approve going past it: *Ask for override*._');
+  return lines.join('\n');
+}
+
+function stepButtons(view: IncidentView, step: StepView, refusals: Refusal[]): KnownBlock {
+  const ref = (): string => JSON.stringify({ incident: view.incident.id, step: step.spec.id, version: step.version } satisfies StepRef);
+  const elements: types.Button[] = [
+    { type: 'button', action_id: STEP_DONE, text: { type: 'plain_text', text: step.spec.kind === 'probe' ? 'Done (runs the probe)' : 'Done' }, style: 'primary', value: ref() },
+    { type: 'button', action_id: STEP_SKIP, text: { type: 'plain_text', text: 'Skip' }, value: ref() },
+    { type: 'button', action_id: STEP_EVIDENCE, text: { type: 'plain_text', text: 'Evidence' }, value: ref() },
+  ];
+  const overridable = refusals.find((r) => r.override);
+  if (overridable) {
+    elements.push({
+      type: 'button',
+      action_id: OVERRIDE_ASK,
+      text: { type: 'plain_text', text: 'Ask for override' },
+      style: 'danger',
+      value: JSON.stringify({ incident: view.incident.id, step: step.spec.id, guardrail: overridable.guardrail }),
+    });
+  }
+  return { type: 'actions', block_id: `step:${step.spec.id}`, elements };
+}
+
+/** What a decided step's message becomes: one static line, no buttons. */
+export function decidedMessage(view: IncidentView, step: StepView, extra?: string): Message {
+  const n = view.steps.indexOf(step) + 1;
+  const s = step.state;
+  const title = `*Step ${n} of ${view.steps.length} · ${esc(step.spec.title)}*`;
+  const blocks: KnownBlock[] = [];
+  let text: string;
+  if (s.state === 'done') {
+    text = `:white_check_mark: ${title} — done by ${who(s.by)} ${when(s.at)}${s.override !== undefined ? ` · past a guardrail by override (journal #${s.override})` : ''}`;
+    blocks.push(section(text));
+    if (s.evidence) blocks.push(context(plain(`evidence: ${evidenceText(s.evidence)}`)));
+  } else if (s.state === 'skipped') {
+    text = `:fast_forward: ${title} — skipped by ${who(s.by)} ${when(s.at)}`;
+    blocks.push(section(text), context(plain(`reason: ${s.reason}`)));
+  } else {
+    text = `${title} — ${s.state}`;
+    blocks.push(section(text));
+  }
+  if (extra) blocks.push(context(extra));
+  return { text: `Step ${n} ${s.state}: ${esc(step.spec.title)}`, blocks };
+}
+
+export function finishedMessage(view: IncidentView): Message {
+  const skipped = view.steps.filter((s) => s.state.state === 'skipped').length;
+  const text = `:checkered_flag: Every step of *${esc(view.pin?.runbook ?? 'the runbook')}* is decided${skipped ? ` (${skipped} skipped: action items in the postmortem)` : ''}. Close it with \`/seat incident close ${view.incident.id}\`.`;
+  return { text: `Every step of incident #${view.incident.id} is decided`, blocks: [section(text)] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+export function overrideMessage(view: IncidentView, req: OverrideRequest): Message {
+  const step = view.steps.find((s) => s.spec.id === req.step);
+  const blocks: KnownBlock[] = [
+    section(
+      `:raised_hand: ${who(req.by)} asks to go past *${esc(req.guardrail)}* for step *${esc(step?.spec.title ?? req.step)}* \`${esc(req.step)}\`` +
+        `\n*Exact action:* step \`${esc(req.step)}\` with \`${esc(inputText(req.input))}\` · expires ${when(req.expiresAt)} · request #${req.seq}`,
+    ),
+    context(plain(`reason: ${req.reason}`)),
+  ];
+  if (req.approved) {
+    blocks.push(section(`:white_check_mark: approved by ${who(req.approved.by)} ${when(req.approved.at)}: anyone on call but ${who(req.approved.by)} may now press *Done* on the step, until ${when(req.expiresAt)}`));
+  } else if (req.refused) {
+    blocks.push(section(`:no_entry: refused: ${fit(req.refused.why, 500)}`));
+  } else {
+    blocks.push(context(`Only another on-call person may approve it (not ${who(req.by)}).`), {
+      type: 'actions',
+      block_id: `override:${req.seq}`,
+      elements: [{ type: 'button', action_id: OVERRIDE_APPROVE, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: JSON.stringify({ incident: view.incident.id, request: req.seq }) }],
+    });
+  }
+  return { text: `Override request #${req.seq}: ${esc(req.guardrail)} for step ${esc(req.step)}`, blocks };
+}

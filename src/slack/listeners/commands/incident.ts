@@ -1,0 +1,226 @@
+// The incident verbs of `/seat` (everything but probe and help): acked before this runs; each
+// decision is recorded under the request's trigger_id, so a replayed request records nothing new.
+// Reading (incident list, journal, runbook list) is for anyone in the channel; recording is for
+// the on-call people only.
+import type { RespondFn } from '@slack/bolt';
+import type { EvidenceArgs, SlackCommand } from '../../../commands/table.ts';
+import type { IncidentService } from '../../../incident/service.ts';
+import type { Evidence, EvidenceSpec, Incident } from '../../../incident/types.ts';
+import { userAllowed } from '../../authz.ts';
+import type { SeatContext, WebClient } from '../../context.ts';
+import { evidenceText, overrideMessage, plain, who } from '../../incident-blocks.ts';
+import { actorOf, conflictText, decideInSlack, ensureThread, guarded, post, postCurrentStep, refreshParent, serviceOf, tellByResponse, type Tell } from '../../incident-flow.ts';
+import { incidentListMessage, journalMessage, runbookListMessage } from '../../journal-blocks.ts';
+import { esc } from '../../mrkdwn.ts';
+
+export type IncidentVerb = Exclude<SlackCommand, { verb: 'probe' | 'help' }>;
+
+/** Verbs that only read the journal: open to anyone the channel allows. */
+const READS: ReadonlySet<IncidentVerb['verb']> = new Set(['incident list', 'journal', 'journal verify', 'runbook list']);
+
+export interface IncidentRequest {
+  cmd: IncidentVerb;
+  user: { id: string; name: string };
+  channel: string;
+  triggerId: string;
+  client: WebClient;
+  respond: RespondFn;
+}
+
+export async function incidentCommand(req: IncidentRequest, ctx: SeatContext): Promise<void> {
+  const tell = tellByResponse(ctx, req.respond);
+  const service = serviceOf(ctx);
+  if (!service) {
+    await tell(`:x: ${'missing' in ctx.incidents ? ctx.incidents.missing : ''}`);
+    return;
+  }
+  if (!READS.has(req.cmd.verb)) {
+    const who = await userAllowed(ctx.fleet.inventory, req.user.id, { groupMembers: (g) => ctx.groupMembers(req.client, g) });
+    if (!who.ok) {
+      await tell(`:no_entry: ${who.reason.replace('may use /seat', 'may record decisions')}`);
+      return;
+    }
+  }
+  await guarded(ctx, tell, `/seat ${req.cmd.verb}`, () => run(req, service, ctx, tell));
+}
+
+async function run(req: IncidentRequest, service: IncidentService, ctx: SeatContext, tell: Tell): Promise<void> {
+  const { cmd, client, channel } = req;
+  const actor = actorOf(req.user);
+  const key = `slack:trigger:${req.triggerId}`;
+  const pick = async (id: number | undefined): Promise<Incident | null> => {
+    const r = service.resolve(id);
+    if (!('error' in r)) return r;
+    await tell(`:x: ${esc(r.error)}`);
+    return null;
+  };
+  const thread = (i: Incident) => ensureThread(ctx, client, service, i, channel, tell);
+  const inThread = async (i: Incident, text: string, detail?: string): Promise<void> => {
+    const t = await thread(i);
+    if (!t) return;
+    await post(ctx, client, t.channel, t.thread, { text, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }, ...(detail ? [{ type: 'context' as const, elements: [plain(detail)] }] : [])] });
+  };
+
+  switch (cmd.verb) {
+    case 'incident open': {
+      const r = service.open({ site: cmd.site, title: cmd.title, actor, dedupe: key });
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      if (r.duplicate && r.incident.slack) return;
+      await thread(r.incident);
+      return;
+    }
+    case 'incident list':
+      return reply(req.respond, ctx, incidentListMessage(service.deps.store.incidents(cmd.all ? {} : { status: 'open' }), cmd.all));
+    case 'incident close': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const r = service.close(i.id, actor, cmd.reason, key);
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      await refreshParent(ctx, client, service, i.id);
+      await inThread(r.incident, `:white_check_mark: incident #${i.id} closed by ${who(actor)}`, cmd.reason ? `how it ended: ${cmd.reason}` : undefined);
+      return;
+    }
+    case 'runbook list':
+      return reply(req.respond, ctx, runbookListMessage(service.deps.runbooks));
+    case 'runbook start': {
+      let incident: Incident | null;
+      if (cmd.incident !== undefined) incident = await pick(cmd.incident);
+      else {
+        incident = service.deps.store.newestOpen() ?? null;
+        if (!incident) {
+          const sites = service.deps.fleet.siteNames;
+          const site = cmd.site ?? (sites.length === 1 ? sites[0] : undefined);
+          if (!site) return tell(`:x: no open incident: say where with --site (${sites.map(esc).join(', ')})`);
+          const r = service.open({ site, title: `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
+          if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+          incident = r.incident;
+        }
+      }
+      if (!incident) return;
+      const before = service.view(incident.id);
+      const same = before?.pin?.runbook === cmd.runbook && !cmd.repin;
+      if (!same) {
+        const r = await service.pin(incident.id, cmd.runbook, actor, `${key}:pin`);
+        if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      }
+      const t = await thread(service.deps.store.incident(incident.id)!);
+      if (!t) return;
+      await refreshParent(ctx, client, service, incident.id);
+      const view = service.view(incident.id)!;
+      if (same) {
+        const drift = service.pinDrift(view);
+        if (drift) await tell(`:information_source: ${esc(view.pin!.file)} has changed since it was pinned; #${incident.id} keeps its copy until \`/seat runbook start ${esc(cmd.runbook)} ${incident.id} --repin\``);
+      }
+      await postCurrentStep(ctx, client, view);
+      if (t.channel !== channel) await tell(`:information_source: incident #${incident.id} lives in <#${t.channel}>: its steps are in the thread there`);
+      return;
+    }
+    case 'step done':
+    case 'step skip': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const t = await thread(i);
+      if (!t) return;
+      const msg = { channel: t.channel, ts: null };
+      if (cmd.verb === 'step skip') return decideInSlack(ctx, client, service, { incident: i.id, step: cmd.step, decision: 'skip', actor, reason: cmd.reason, dedupe: key }, msg, tell);
+      const spec = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step)?.spec;
+      const evidence = typedEvidence(cmd.evidence, spec?.evidence);
+      if ('error' in evidence) return tell(`:x: ${esc(evidence.error)}`);
+      return decideInSlack(ctx, client, service, { incident: i.id, step: cmd.step, decision: 'done', actor, input: cmd.input, ...(evidence.value ? { evidence: evidence.value } : {}), dedupe: key }, msg, tell);
+    }
+    case 'step block': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const step = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step);
+      if (!step) return tell(`:x: no step "${esc(cmd.step)}" in incident #${i.id}`);
+      const r = service.deps.store.append(
+        { incident: i.id, kind: 'step.blocked', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { guardrail: 'person', refused: step.spec.title, why: cmd.reason, instead: '', waitsFor: cmd.reason, input: {} }, dedupe: key },
+        { step: cmd.step, version: step.version },
+      );
+      if (!r.ok) return tell(conflictText(cmd.step, r.conflict.by, r.conflict.at, r.conflict.kind));
+      if (!r.duplicate) await inThread(i, `:construction: step \`${esc(cmd.step)}\` is blocked, said ${who(actor)}`, `waiting for: ${cmd.reason}`);
+      return;
+    }
+    case 'step evidence': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const step = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step);
+      if (!step) return tell(`:x: no step "${esc(cmd.step)}" in incident #${i.id}`);
+      const evidence = typedEvidence(cmd.evidence, step.spec.evidence);
+      if ('error' in evidence) return tell(`:x: ${esc(evidence.error)}`);
+      if (!evidence.value) return tell(':x: `step evidence` needs --sha256 with --size, --value, --yes or --no (or press *Evidence* on the step to upload a file)');
+      const r = service.deps.store.append({ incident: i.id, kind: 'evidence', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { evidence: evidence.value }, dedupe: key });
+      if (!r.ok) return tell(':x: the journal refused the evidence');
+      if (!r.duplicate) await inThread(i, `:paperclip: evidence on step \`${esc(cmd.step)}\` from ${who(actor)}`, evidenceText(evidence.value));
+      return;
+    }
+    case 'note': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const r = service.note(i.id, cmd.text, actor, key);
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      await inThread(i, `:memo: note from ${who(actor)} (journal #${r.event.seq})`, cmd.text);
+      return;
+    }
+    case 'journal': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      return reply(req.respond, ctx, journalMessage(i, service.deps.store.events(i.id)));
+    }
+    case 'journal verify': {
+      const r = service.deps.store.verify(cmd.incident);
+      if (r.ok) return tell(`:white_check_mark: the journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed`);
+      return tell(`:rotating_light: the journal does NOT hold: incident #${r.incident}, event ${r.seq}: ${esc(r.why)} (${r.events} events checked)`);
+    }
+    case 'override request': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const r = service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor, dedupe: key });
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      await postOverride(ctx, client, service, i, r.event.seq, channel, tell);
+      return;
+    }
+    case 'override approve': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const r = service.approveOverride({ incident: i.id, request: cmd.request, actor, dedupe: key });
+      if ('error' in r) return tell(`:no_entry: ${esc(r.error)}`);
+      await postOverride(ctx, client, service, i, cmd.request, channel, tell);
+      return;
+    }
+    default: {
+      const unhandled: never = cmd;
+      await tell(`:x: \`${esc((unhandled as { verb: string }).verb)}\` is not offered in Slack yet`);
+    }
+  }
+}
+
+/** The override request as its thread shows it (with Approve while it waits). */
+export async function postOverride(ctx: SeatContext, client: WebClient, service: IncidentService, i: Incident, seq: number, channel: string, tell: Tell): Promise<void> {
+  const t = await ensureThread(ctx, client, service, i, channel, tell);
+  const view = service.view(i.id);
+  const req = view?.overrides.find((o) => o.seq === seq);
+  if (!t || !view || !req) return;
+  await post(ctx, client, t.channel, t.thread, overrideMessage(view, req));
+}
+
+async function reply(respond: RespondFn, ctx: SeatContext, m: { text: string; blocks: unknown[] }): Promise<void> {
+  try {
+    await respond({ response_type: 'ephemeral', replace_original: false, text: m.text, blocks: m.blocks as never });
+  } catch (err) {
+    ctx.log.warn(`respond failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Evidence from the typed flags: a sha256 and size are declared (the bot read no bytes). */
+export function typedEvidence(a: EvidenceArgs, spec: EvidenceSpec | undefined): { value?: Evidence } | { error: string } {
+  const of = spec?.of ?? 'evidence';
+  if (a.sha256 !== undefined) {
+    if (a.size === undefined) return { error: '--sha256 needs --size BYTES too' };
+    return { value: { kind: 'file', of, name: a.value ?? (spec && 'label' in spec ? spec.label : of), size: a.size, sha256: a.sha256, measured: false } };
+  }
+  if (a.size !== undefined) return { error: '--size goes with --sha256' };
+  if (a.value !== undefined) return { value: { kind: 'value', of, value: a.value } };
+  if (a.yes !== undefined) return { value: { kind: 'yesno', of, answer: a.yes } };
+  return {};
+}
