@@ -19,7 +19,7 @@ import { clean } from '../probes/edge/text.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
-type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' }>;
+type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' | 'export' | 'powerlog' | 'diagnose' | 'watch gpus' | 'drill' }>;
 
 /** The terminal's person: SEAT_USER (a shared on-call box), else the login name. */
 export function localActor(env: NodeJS.ProcessEnv): Actor {

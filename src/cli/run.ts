@@ -46,6 +46,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       io.stdout.write(`${PACKAGE_NAME} ${version ?? 'unknown (no package.json found beside the program)'}\n`);
       return 0;
     }
+    case 'drill': {
+      const { drillToTerminal } = await import('./drill.ts');
+      return drillToTerminal(command, io);
+    }
+    case 'diagnose':
+      if (command.seat !== undefined) break; // docker logs over ssh: the inventory says how
+      return (await import('./diagnose.ts')).diagnoseToTerminal(command, null, io);
     case 'runbook list':
     case 'runbook check': {
       const { runbooksToTerminal } = await import('./runbooks.ts');
@@ -78,6 +85,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       const { probeToTerminal } = await import('./run-probe.ts');
       return probeToTerminal(parsed.command, fleet, io);
     }
+    case 'diagnose':
+      return (await import('./diagnose.ts')).diagnoseToTerminal(command, fleet, io);
+    case 'powerlog':
+      return (await import('./powerlog.ts')).powerlogToTerminal(command, fleet, io);
+    case 'watch gpus':
+      return (await import('./watch.ts')).watchToTerminal(command, fleet, io);
+    case 'export':
+      return (await import('./export.ts')).exportToTerminal(command, fleet, io, inventoryPath);
     default: {
       // Now the sites are known: a site argument is checked against them.
       const parsed = parseTokens(split.rest, fleet.siteNames);

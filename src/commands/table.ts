@@ -44,6 +44,23 @@ export interface WalkCommand { verb: 'walk'; incident?: number }
 export interface OverrideRequestCommand { verb: 'override request'; step: string; guardrail: string; incident?: number; reason: string }
 export interface OverrideApproveCommand { verb: 'override approve'; request: number; incident?: number }
 
+export interface ExportCommand { verb: 'export'; incident?: number; format: 'md' | 'html'; output?: string }
+export interface PowerlogCommand { verb: 'powerlog'; file: string; site?: string }
+/** `input`: in the terminal a path or `-` (stdin); in Slack the pasted snippet. */
+export interface DiagnoseCommand { verb: 'diagnose'; input?: string; seat?: string; since?: string }
+export interface WatchGpusCommand { verb: 'watch gpus'; host: string; forMs: number; everyMs: number; seat?: string; gpu?: number; util?: number }
+export interface DrillCommand { verb: 'drill'; scenario?: string; list: boolean }
+
+const Duration = z
+  .string()
+  .regex(/^\d{1,6}(ms|s|m|h)?$/)
+  .transform((v) => {
+    const m = /^(\d+)(ms|s|m|h)?$/.exec(v)!;
+    const n = Number(m[1]);
+    return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : m[2] === 'h' ? n * 3_600_000 : n * 1000;
+  })
+  .pipe(z.number().int().min(100).max(24 * 3_600_000));
+
 /** `7`, `#7` → 7. */
 export function incidentNumber(v: string | undefined): number | undefined {
   return v === undefined ? undefined : Number(v.replace(/^#/, ''));
@@ -346,6 +363,63 @@ export const COMMANDS = [
     args: [{ name: 'request', kind: 'number', required: true, shown: '<request>', help: 'the request’s number (#N in the journal)' }],
     flags: { incident: INCIDENT_FLAG },
     build: ({ args, flags }): OverrideApproveCommand => ({ verb: 'override approve', request: Number(args.request.replace(/^#/, '')), ...opt('incident', flags.incident) }),
+  }),
+  defineCommand({
+    words: ['export'],
+    summary: 'the incident’s postmortem: Markdown (default) or one self-contained HTML file; uploaded to the thread in Slack',
+    frontEnds: ['cli', 'slack'],
+    needsInventory: true,
+    args: [{ name: 'incident', kind: 'incident', required: false, shown: '[incident]', help: 'its number (default: this thread’s, else the newest open one)' }],
+    flags: {
+      format: { type: 'string', value: 'md|html', schema: z.enum(['md', 'html']), expect: 'md or html', help: 'Markdown (default) or HTML with charts' },
+      output: { type: 'string', short: 'o', value: 'FILE', help: 'write to FILE instead of standard output', frontEnds: ['cli'] },
+    },
+    build: ({ args, flags }): ExportCommand => ({ verb: 'export', ...opt('incident', incidentNumber(args.incident)), format: flags.format ?? 'md', ...opt('output', flags.output) }),
+  }),
+  defineCommand({
+    words: ['powerlog'],
+    summary: 'read a GPU power log (nvidia-smi --query-gpu=… --format=csv -l N): peak and last minutes per GPU and summed, against the site UPS’s rating',
+    frontEnds: ['cli'],
+    needsInventory: true,
+    args: [{ name: 'file', kind: 'text', required: true, shown: '<file|->', help: 'the log, or - for standard input', maxLength: 4096 }],
+    flags: { site: { type: 'string', value: 'SITE', schema: Word, expect: 'a site', help: 'the site whose UPS rating to compare with' } },
+    build: ({ args, flags }): PowerlogCommand => ({ verb: 'powerlog', file: args.file, ...opt('site', flags.site) }),
+  }),
+  defineCommand({
+    words: ['diagnose'],
+    summary: 'read vLLM logs: KV-cache and start-up memory errors, allocator OOMs, FlashInfer fallbacks per minute, KV cache size and concurrency',
+    frontEnds: ['cli', 'slack'],
+    needsInventory: false,
+    args: [{ name: 'input', kind: 'text', required: false, shown: '<file|-|snippet…>', help: 'terminal: a file or - (stdin); Slack: the pasted log lines', maxLength: 40_000 }],
+    flags: {
+      seat: { type: 'string', value: 'SEAT', schema: Word, expect: 'a seat', help: 'read the seat’s recent `docker logs` over ssh (when the inventory names its container)' },
+      since: { type: 'string', value: 'DURATION', schema: z.string().regex(/^\d{1,5}[smh]$/), expect: 'like 30m', help: 'with --seat: how far back (default 30m)' },
+    },
+    build: ({ args, flags }): DiagnoseCommand => ({ verb: 'diagnose', ...opt('input', args.input), ...opt('seat', flags.seat), ...opt('since', flags.since) }),
+  }),
+  defineCommand({
+    words: ['watch gpus'],
+    summary: 'sample a host’s GPU free memory over a window: min / median free and OOM fallbacks; with --seat --gpu --util, judge a planned move on the measurement',
+    frontEnds: ['cli'],
+    needsInventory: true,
+    args: [{ name: 'host', kind: 'name', required: true, shown: '<host>', help: 'a GPU host of the inventory' }],
+    flags: {
+      for: { type: 'string', value: 'DURATION', schema: Duration, expect: 'like 6m, 90s', help: 'how long to sample (default 6m)' },
+      every: { type: 'string', value: 'DURATION', schema: Duration, expect: 'like 10s', help: 'between samples (default 10s)' },
+      seat: { type: 'string', value: 'SEAT', schema: Word, expect: 'a seat', help: 'the seat planned to move' },
+      gpu: { type: 'string', value: 'N', schema: Int, expect: 'a GPU index', help: 'the target GPU' },
+      util: { type: 'string', value: 'FRACTION', schema: z.string().regex(/^0?\.\d{1,4}$|^1(\.0+)?$/).transform(Number), expect: 'like 0.38', help: 'the planned --gpu-memory-utilization' },
+    },
+    build: ({ args, flags }): WatchGpusCommand => ({ verb: 'watch gpus', host: args.host, forMs: flags.for ?? 360_000, everyMs: flags.every ?? 10_000, ...opt('seat', flags.seat), ...opt('gpu', flags.gpu), ...opt('util', flags.util) }),
+  }),
+  defineCommand({
+    words: ['drill'],
+    summary: 'play a seed as a drill on loopback stand-ins, in a console: fv-site-dark, ana-gpu-oom, brutus-kv-boot',
+    frontEnds: ['cli'],
+    needsInventory: false,
+    args: [{ name: 'scenario', kind: 'name', required: false, shown: '[scenario]', help: 'fv-site-dark (default), ana-gpu-oom or brutus-kv-boot' }],
+    flags: { list: { type: 'boolean', help: 'list the scenarios' } },
+    build: ({ args, flags }): DrillCommand => ({ verb: 'drill', ...opt('scenario', args.scenario), list: flags.list }),
   }),
 ] as const;
 

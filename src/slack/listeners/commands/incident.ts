@@ -188,6 +188,11 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       await postOverride(ctx, client, service, i, cmd.request, channel, tell);
       return;
     }
+    case 'export':
+    case 'diagnose':
+      // Issue 11: handled once their cores exist.
+      await tell(`:x: \`${cmd.verb}\` is not offered in Slack yet`);
+      return;
     default: {
       const unhandled: never = cmd;
       await tell(`:x: \`${esc((unhandled as { verb: string }).verb)}\` is not offered in Slack yet`);
