@@ -6,6 +6,7 @@ import type { CliIo, ExitCode } from './run.ts';
 export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
   await Promise.resolve();
   void cmd;
+  void inventoryPath;
   io.stderr.write('seat: not built yet\n');
   return 3;
 }
