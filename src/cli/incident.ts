@@ -106,7 +106,7 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
         if (cmd.incident !== undefined) return err(io, incident.error);
         const site = cmd.site ?? (service.deps.fleet.siteNames.length === 1 ? service.deps.fleet.siteNames[0] : undefined);
         if (!site) return err(io, `no open incident: say where with --site (${service.deps.fleet.siteNames.join(', ')})`);
-        const r = service.open({ site, title: `runbook ${cmd.runbook}`, actor });
+        const r = service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor });
         if ('error' in r) return err(io, r.error);
         incident = r.incident;
         out(io, `opened ${incidentLine(incident)}`);
@@ -136,8 +136,8 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
       if ('error' in evidence) return err(io, evidence.error);
       if (cmd.verb === 'step evidence') {
         if (!evidence.value) return err(io, 'step evidence needs --file, --sha256 with --size, --value, --yes or --no');
-        const r = service.deps.store.append({ incident: i.id, kind: 'evidence', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { evidence: evidence.value } });
-        if (!r.ok) return err(io, 'the journal refused the evidence');
+        const r = service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor });
+        if ('error' in r) return err(io, r.error);
         out(io, `recorded evidence on ${cmd.step}: ${evidenceText(evidence.value)}`);
         return 0;
       }
@@ -152,15 +152,10 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
     case 'step block': {
       const i = pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const view = service.view(i.id)!;
-      const step = view.steps.find((s) => s.spec.id === cmd.step);
-      if (!step) return err(io, `no step "${cmd.step}" in #${i.id}`);
-      const r = service.deps.store.append(
-        { incident: i.id, kind: 'step.blocked', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { guardrail: 'person', refused: step.spec.title, why: cmd.reason, instead: '', waitsFor: cmd.reason, input: {} } },
-        { step: cmd.step, version: step.version },
-      );
-      if (!r.ok) return err(io, `${cmd.step} was decided meanwhile by ${actorName(r.conflict.by)} at ${r.conflict.at}`);
-      out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)}`);
+      const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor });
+      if ('error' in r) return err(io, r.error);
+      if ('conflict' in r) return err(io, `${cmd.step} was decided meanwhile by ${actorName(r.conflict.by)} at ${r.conflict.at}`);
+      out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)} (event ${r.event.seq})`);
       return 0;
     }
     case 'note': {

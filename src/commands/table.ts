@@ -30,7 +30,15 @@ export interface IncidentListCommand { verb: 'incident list'; all: boolean }
 export interface IncidentCloseCommand { verb: 'incident close'; incident?: number; reason?: string }
 export interface RunbookListCommand { verb: 'runbook list' }
 export interface RunbookCheckCommand { verb: 'runbook check' }
-export interface RunbookStartCommand { verb: 'runbook start'; runbook: string; incident?: number; site?: string; repin: boolean }
+export interface RunbookStartCommand {
+  verb: 'runbook start';
+  runbook: string;
+  incident?: number;
+  site?: string;
+  repin: boolean;
+  /** The title of an incident it opens (the probe report's Start runbook button gives its verdict); not typed. */
+  title?: string;
+}
 /** Evidence as typed or pointed at: the front end measures a file itself. */
 export interface EvidenceArgs { file?: string; sha256?: string; size?: number; value?: string; yes?: boolean }
 export interface StepDoneCommand { verb: 'step done'; step: string; incident?: number; evidence: EvidenceArgs; input: StepInput }

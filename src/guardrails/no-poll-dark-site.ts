@@ -9,7 +9,8 @@ export const noPollDarkSite: Guardrail = {
   id: 'no-poll-dark-site',
   lesson: 'a site whose every address (BMC included) is dark is not re-probed in a loop: an overload-tripped UPS needs a human (seed 002)',
   override: true,
-  applies: (step, input) => acts(step, input, 'probe') || step.kind === 'probe',
+  // A probe of the aliases only goes through the gateway, not to the dark site's addresses.
+  applies: (step, input) => (acts(step, input, 'probe') || step.kind === 'probe') && !(step.probe?.only && step.probe.only.every((g) => g === 'aliases')),
   check(ctx) {
     const site = ctx.input.site ?? ctx.incident.site;
     const events = incidentEvents(ctx);

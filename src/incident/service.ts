@@ -13,7 +13,7 @@ import { canonicalJson } from '../probes/canonical.ts';
 import { parseRunbook } from '../runbooks/load.ts';
 import { project, isOpenStep, type IncidentView, type StepView } from './engine.ts';
 import { packageRoot } from './library.ts';
-import { actorKey, type Actor, type Evidence, type Incident, type JournalEvent, type Runbook, type StepInput } from './types.ts';
+import { actorKey, type Actor, type EventKind, type Evidence, type Incident, type JournalEvent, type Runbook, type StepInput } from './types.ts';
 
 export const OVERRIDE_TTL_MS = 15 * 60 * 1000;
 export const MAX_TEXT = 2000;
@@ -216,6 +216,30 @@ export class IncidentService {
     const r = this.deps.store.append(input, expect);
     if (!r.ok) return { ok: false, kind: 'conflict', by: r.conflict.by, at: r.conflict.at, what: r.conflict.kind };
     return { ok: true, event: r.event, duplicate: r.duplicate, view: this.view(input.incident)! };
+  }
+
+  /** Evidence on a step without finishing it (a file measured, a value, an answer). */
+  addEvidence(o: { incident: number; step: string; evidence: Evidence; actor: Actor; dedupe?: string }): { event: JournalEvent; duplicate: boolean } | { error: string } {
+    const view = this.view(o.incident);
+    if (!view) return { error: `no incident #${o.incident}` };
+    if (!view.steps.some((s) => s.spec.id === o.step)) return { error: `no step "${o.step}" in incident #${o.incident}` };
+    const r = this.deps.store.append({ incident: o.incident, kind: 'evidence', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { evidence: o.evidence }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
+    return r.ok ? { event: r.event, duplicate: r.duplicate } : { error: 'the journal refused the evidence' };
+  }
+
+  /** A person says the step waits on something outside the runbook: blocked by `person`, with what it waits for. */
+  block(o: { incident: number; step: string; reason: string; actor: Actor; dedupe?: string }): { event: JournalEvent; duplicate: boolean } | { error: string } | { conflict: { by: Actor; at: string; kind: EventKind } } {
+    const view = this.view(o.incident);
+    const step = view?.steps.find((s) => s.spec.id === o.step);
+    if (!view || !step) return { error: `no step "${o.step}" in incident #${o.incident}` };
+    const reason = checkText(o.reason, 'what the step waits for', MAX_TEXT);
+    if (typeof reason !== 'string') return reason;
+    const r = this.deps.store.append(
+      { incident: o.incident, kind: 'step.blocked', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: 'person', refused: step.spec.title, why: reason, instead: '', waitsFor: reason, input: {} }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) },
+      { step: o.step, version: step.version },
+    );
+    if (!r.ok) return { conflict: { by: r.conflict.by, at: r.conflict.at, kind: r.conflict.kind } };
+    return { event: r.event, duplicate: r.duplicate };
   }
 
   /** Asks a second on-call person to let one exact action past one guardrail, for 15 minutes. */

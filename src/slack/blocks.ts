@@ -14,11 +14,14 @@ export { MAX_SECTION, esc } from './mrkdwn.ts';
 
 export const MAX_BLOCKS = 50;
 export const PROBE_AGAIN = 'probe_again';
+/** The probe report's offer of the runbook it proposes. */
+export const START_RUNBOOK = 'seat_runbook_start';
 export const ATTACHED_NOTE_START = ':paperclip:';
 /** Verdict lines get at most this many sections; the attached report has the rest. */
 const MAX_VERDICT_SECTIONS = 3;
 
 type KnownBlock = types.KnownBlock;
+type Button = types.Button;
 
 export interface Rendered {
   text: string; // the notification / fallback text
@@ -106,6 +109,19 @@ function nextText(report: ProbeReport): string {
   }
 }
 
+/** "Start runbook site-dark": opens an incident at the probed site (titled by the verdict) and posts its first step. */
+function startButton(report: ProbeReport): Button[] {
+  const next = nextStep(report);
+  if (next.kind !== 'runbook') return [];
+  const value = { runbook: next.runbook, site: report.site, title: cutText(`${report.site}: ${report.verdict.headline}`, 190) };
+  return [{ type: 'button', action_id: START_RUNBOOK, style: 'primary', text: { type: 'plain_text', text: `Start runbook ${next.runbook}` }, value: JSON.stringify(value) }];
+}
+
+function cutText(s: string, max: number): string {
+  const chars = [...s];
+  return chars.length <= max ? s : `${chars.slice(0, max - 1).join('')}…`;
+}
+
 function footerBlocks(report: ProbeReport, req: ProbeRequest, askedBy?: string): KnownBlock[] {
   const what = tally(report.findings);
   const measured = fit(
@@ -116,7 +132,10 @@ function footerBlocks(report: ProbeReport, req: ProbeRequest, askedBy?: string):
     { type: 'context', elements: [{ type: 'mrkdwn', text: measured + (askedBy ? ` · asked by <@${askedBy}>` : '') }] },
     {
       type: 'actions',
-      elements: [{ type: 'button', action_id: PROBE_AGAIN, text: { type: 'plain_text', text: 'Probe again' }, value: JSON.stringify(req).slice(0, 2000) }],
+      elements: [
+        ...startButton(report),
+        { type: 'button', action_id: PROBE_AGAIN, text: { type: 'plain_text', text: 'Probe again' }, value: JSON.stringify(req).slice(0, 2000) },
+      ],
     },
   ];
 }

@@ -21,6 +21,12 @@ test('applies to a probe, by its action or its kind', () => {
   assert.equal(g.override, true);
 });
 
+test('a probe of the aliases only goes through the gateway, not to the dark site: site-dark can measure its blast radius', () => {
+  assert.equal(g.applies(step({ kind: 'probe', probe: { only: ['aliases'] } }), {}), false);
+  assert.equal(g.applies(step({ kind: 'probe', probe: { only: ['aliases', 'power'] } }), {}), true);
+  assert.equal(g.applies(step({ kind: 'probe', probe: {} }), {}), true);
+});
+
 test('seed 002: re-probing fv 6 minutes after every address went dark is refused', () => {
   const v = refusal(g, context({ journal: dark(), step: probe, now: plus(DARK_AT, 6) }));
   assert.equal(v.refused, 'probing site fv again 6 min after every address of it (BMC included) went unanswered at 2026-09-13T06:58:40Z');

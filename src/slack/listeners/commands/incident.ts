@@ -91,7 +91,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
           const sites = service.deps.fleet.siteNames;
           const site = cmd.site ?? (sites.length === 1 ? sites[0] : undefined);
           if (!site) return tell(`:x: no open incident: say where with --site (${sites.map(esc).join(', ')})`);
-          const r = service.open({ site, title: `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
+          const r = service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
           if ('error' in r) return tell(`:x: ${esc(r.error)}`);
           incident = r.incident;
         }
@@ -131,13 +131,9 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'step block': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const step = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step);
-      if (!step) return tell(`:x: no step "${esc(cmd.step)}" in incident #${i.id}`);
-      const r = service.deps.store.append(
-        { incident: i.id, kind: 'step.blocked', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { guardrail: 'person', refused: step.spec.title, why: cmd.reason, instead: '', waitsFor: cmd.reason, input: {} }, dedupe: key },
-        { step: cmd.step, version: step.version },
-      );
-      if (!r.ok) return tell(conflictText(cmd.step, r.conflict.by, r.conflict.at, r.conflict.kind));
+      const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor, dedupe: key });
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      if ('conflict' in r) return tell(conflictText(cmd.step, r.conflict.by, r.conflict.at, r.conflict.kind));
       if (!r.duplicate) await inThread(i, `:construction: step \`${esc(cmd.step)}\` is blocked, said ${who(actor)}`, `waiting for: ${cmd.reason}`);
       return;
     }
@@ -149,8 +145,8 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const evidence = typedEvidence(cmd.evidence, step.spec.evidence);
       if ('error' in evidence) return tell(`:x: ${esc(evidence.error)}`);
       if (!evidence.value) return tell(':x: `step evidence` needs --sha256 with --size, --value, --yes or --no (or press *Evidence* on the step to upload a file)');
-      const r = service.deps.store.append({ incident: i.id, kind: 'evidence', actor, happenedAt: service.deps.now().toISOString(), step: cmd.step, payload: { evidence: evidence.value }, dedupe: key });
-      if (!r.ok) return tell(':x: the journal refused the evidence');
+      const r = service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor, dedupe: key });
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if (!r.duplicate) await inThread(i, `:paperclip: evidence on step \`${esc(cmd.step)}\` from ${who(actor)}`, evidenceText(evidence.value));
       return;
     }

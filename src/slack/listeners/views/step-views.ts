@@ -102,8 +102,8 @@ async function submitted(ctx: SeatContext, client: WebClient, service: IncidentS
     case 'evidence': {
       const evidence = await measured(ctx, client, c.draft, tell);
       if (!evidence) return;
-      const r = service.deps.store.append({ incident: meta.incident, kind: 'evidence', actor, happenedAt: service.deps.now().toISOString(), step: meta.step, payload: { evidence }, dedupe });
-      if (!r.ok) return tell(':x: the journal refused the evidence');
+      const r = service.addEvidence({ incident: meta.incident, step: meta.step, evidence, actor, dedupe });
+      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       await redrawStep(ctx, client, service, meta.incident, meta.step, msg);
       return;
     }
