@@ -1,12 +1,15 @@
 // The load side of the ack benchmark, in its own process (as Slack is): signed POSTs, one at a
 // time, each timed from send to the end of the HTTP answer. Prints the sorted latencies as JSON.
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
-const { url, secret, body, n, warmup, gapMs } = JSON.parse(process.env.SEAT_ACK_BENCH ?? '{}');
+const { url, secret, body, bodiesFile, n, warmup, gapMs } = JSON.parse(process.env.SEAT_ACK_BENCH ?? '{}');
+const bodies = bodiesFile ? JSON.parse(readFileSync(bodiesFile, 'utf8')) : null;
 const out = [];
 for (let i = 0; i < warmup + n; i++) {
   // A trigger_id of its own per request: the bot runs one trigger_id once (a replay is acked and ignored).
-  const b = body.replace(/trigger_id=[^&]*/, `trigger_id=bench.${process.pid}.${i}`);
+  // Or a body each (button clicks: one step of its own per click), trigger ids already unique.
+  const b = bodies ? bodies[i] : body.replace(/trigger_id=[^&]*/, `trigger_id=bench.${process.pid}.${i}`);
   const ts = Math.floor(Date.now() / 1000);
   const sig = `v0=${createHmac('sha256', secret).update(`v0:${ts}:${b}`).digest('hex')}`;
   const t0 = performance.now();

@@ -2,10 +2,13 @@
 import { benchAck } from './ack.ts';
 import { benchJournal } from './journal.ts';
 import { benchProbe } from './probe.ts';
+import { benchStepAck } from './step-ack.ts';
 
 const probe = await benchProbe();
 for (const l of probe.lines) console.log(l);
 const ack = await benchAck();
 for (const l of ack.lines) console.log(l);
+const step = await benchStepAck();
+for (const l of step.lines) console.log(l);
 const journal = await benchJournal();
 for (const l of journal.lines) console.log(l);
