@@ -3,7 +3,7 @@
 // guardrails at the moment it is made (never trusting what a button showed a minute ago), then
 // records through the store's compare-and-set, so of two people clicking one step one wins.
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { checkStep, GUARDRAILS } from '../guardrails/index.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { JournalStore } from '../journal/store.ts';
@@ -108,7 +108,7 @@ export class IncidentService {
     if (incident.status === 'closed') return { error: `incident #${id} is closed` };
     let text: string;
     try {
-      text = await readFile(join(this.deps.root ?? packageRoot(), known.file), 'utf8');
+      text = await readFile(resolve(this.deps.root ?? packageRoot(), known.file), 'utf8');
     } catch {
       return { error: `cannot read ${known.file}` };
     }
