@@ -4,7 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ArgSpec, CommandSpec, FlagSpec, FrontEnd, Input } from './spec.ts';
 import { nearest } from './suggest.ts';
-import { checkToken, checkTokens, cleanFreeText, quote, type Word } from './tokens.ts';
+import { checkPath, checkToken, cleanFreeText, quote, type Word } from './tokens.ts';
 
 export type ParseResult<C = { verb: string }> = { ok: true; command: C } | { ok: false; error: string };
 
@@ -39,7 +39,7 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
   const fixed = spec.args.filter((a) => a.kind !== 'text');
   const rest = words.slice(length);
   const split = textArg ? splitFreeText(rest, spec, fixed.length) : { structured: rest, textFrom: -1 };
-  const checked = checkTokens(split.structured.map((w) => w.text));
+  const checked = checkStructured(split.structured.map((w) => w.text), spec, fixed);
   if (!checked.ok) return checked;
 
   const options: Options = { help: HELP_FLAG };
@@ -85,6 +85,41 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
     if (text !== '') input.args[textArg.name] = text;
   }
   return build(spec, input);
+}
+
+/**
+ * Names, numbers and flags are held to the narrow word alphabet; a path (a path flag's value, a
+ * path argument) only to "no control characters": `/tank/aimodels/…/power.log` is a path.
+ */
+function checkStructured(words: string[], spec: CommandSpec, fixed: readonly ArgSpec[]): { ok: true; tokens: string[] } | { ok: false; error: string } {
+  let positional = 0;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.startsWith('-') && w.length > 1 && w !== '--') {
+      const [rawName, inline] = w.replace(/^-+/, '').split(/=(.*)/s, 2) as [string, string | undefined];
+      const flag = spec.flags[rawName] ?? Object.values(spec.flags).find((f) => f.short === rawName);
+      if (flag?.path) {
+        const name = checkToken(w.split('=')[0]!);
+        if (name) return fail(name);
+        const value = inline ?? words[++i];
+        if (value === undefined) continue; // parseArgs says the value is missing
+        const bad = checkPath(value);
+        if (bad) return fail(`${w.split('=')[0]}: ${bad}`);
+        continue;
+      }
+      const bad = checkToken(w);
+      if (bad) return fail(bad);
+      if (flag?.type === 'string' && inline === undefined && i + 1 < words.length) {
+        const value = checkToken(words[++i]!);
+        if (value) return fail(value);
+      }
+      continue;
+    }
+    const arg = fixed[positional++];
+    const bad = arg?.kind === 'path' ? (w === '-' ? null : checkPath(w)) : checkToken(w);
+    if (bad) return fail(bad);
+  }
+  return { ok: true, tokens: words };
 }
 
 function build(spec: CommandSpec, input: Input): ParseResult {
@@ -233,6 +268,7 @@ function checkArg(arg: ArgSpec, value: string, table: readonly CommandSpec[], of
       return other ? `${other.words[0]} is ${elsewhere(other.frontEnds)}` : unknownCommand(value, offered);
     }
     case 'text':
+    case 'path':
       return null;
   }
 }

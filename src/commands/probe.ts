@@ -6,6 +6,7 @@ import { SCHEMA_VERSION, canonicalJson } from '../probes/canonical.ts';
 import { createReaper } from '../probes/edge/exec.ts';
 import { planGatewayTasks } from '../probes/gateway.ts';
 import { planGpuTasks } from '../probes/gpu.ts';
+import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
 import { planPowerTasks } from '../probes/power.ts';
 import { runTasks, type RunEvent, type SetTimer } from '../probes/runner.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
@@ -55,10 +56,17 @@ export interface ProbeDeps {
   reaper?: Reaper;
   /** The runner's timer seam (tests drive time through it). */
   setTimer?: SetTimer;
+  /** The last report's findings, for what is judged by change: a container's restart count. */
+  previousFindings?: readonly Finding[];
 }
 
-type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv) => ProbeTask[];
-const PLANNERS: Record<ProbeGroup, Planner> = { aliases: planGatewayTasks, gpus: planGpuTasks, power: planPowerTasks };
+type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions) => ProbeTask[];
+// Containers go with the GPUs: both are asked over ssh of the GPU hosts.
+const PLANNERS: Record<ProbeGroup, Planner> = {
+  aliases: planGatewayTasks,
+  gpus: (fleet, scope, env, opts) => [...planGpuTasks(fleet, scope, env), ...planContainerTasks(fleet, scope, env, opts)],
+  power: planPowerTasks,
+};
 
 export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): { tasks: ProbeTask[]; sites: string[]; env: ProbeEnv; deadlineMs: number } {
   const settings = fleet.inventory.settings;
@@ -80,7 +88,7 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   };
   // Quick, few and vital first: if hanging targets ever fill every slot, the UPS and BMC were already asked.
   const order: ProbeGroup[] = ['power', 'gpus', 'aliases'];
-  const tasks = order.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env));
+  const tasks = order.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { previous: deps.previousFindings }));
   // One deadline over the whole run; never shorter than one probe's timeout plus a breath.
   const deadlineMs = Math.max(settings.deadlineMs, timeoutMs + 500);
   return { tasks, sites, env, deadlineMs };
@@ -120,7 +128,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   };
 }
 
-const PROBE_ORDER = ['gateway', 'alias', 'seat', 'gpu', 'ups', 'bmc', 'firewall', 'host'];
+const PROBE_ORDER = ['gateway', 'alias', 'seat', 'container', 'gpu', 'ups', 'bmc', 'firewall', 'host'];
 const STATUS_ORDER = ['down', 'degraded', 'unknown', 'up'];
 
 /** Stable report order: by probe, worst first, then by name — not by who answered first. */

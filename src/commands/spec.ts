@@ -17,6 +17,8 @@ export type ArgKind =
   | 'number'
   /** A strict name: a runbook, a step, a guardrail. */
   | 'name'
+  /** A file path (terminal only): any characters but controls, `-` for standard input. */
+  | 'path'
   /** A command word of this front end (`help probe`). */
   | 'command'
   /** The rest of the line, kept as typed (titles, notes, reasons): any language, capped, no controls. */
@@ -43,6 +45,8 @@ export interface FlagSpec {
   readonly schema?: z.ZodType;
   /** What a string flag expects, in words, for "expected ..., got ...". */
   readonly expect?: string;
+  /** A file path: its value is held to "no control characters", not to the narrow word alphabet. */
+  readonly path?: boolean;
   /** Where the flag makes sense, when narrower than its command (`--json`: the terminal). */
   readonly frontEnds?: readonly FrontEnd[];
 }

@@ -80,7 +80,7 @@ const Int = z.string().regex(/^\d{1,12}$/).transform(Number);
 const Word = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/);
 
 const EVIDENCE_FLAGS = {
-  file: { type: 'string', value: 'PATH', help: 'a local file: the terminal measures its size and sha256', frontEnds: ['cli'] },
+  file: { type: 'string', value: 'PATH', path: true, help: 'a local file: the terminal measures its size and sha256', frontEnds: ['cli'] },
   sha256: { type: 'string', value: 'HEX', schema: z.string().regex(/^[0-9a-fA-F]{64}$/).transform((v) => v.toLowerCase()), expect: '64 hex digits', help: 'a file’s sha256 as typed: recorded as declared, not measured' },
   size: { type: 'string', value: 'BYTES', schema: Int, expect: 'bytes', help: 'the declared file’s size' },
   value: { type: 'string', value: 'TEXT', schema: z.string().max(500), expect: 'at most 500 characters', help: 'a pasted value (a restart count, a backup name)' },
@@ -380,7 +380,7 @@ export const COMMANDS = [
     args: [{ name: 'incident', kind: 'incident', required: false, shown: '[incident]', help: 'its number (default: this thread’s, else the newest open one)' }],
     flags: {
       format: { type: 'string', value: 'md|html', schema: z.enum(['md', 'html']), expect: 'md or html', help: 'Markdown (default) or HTML with charts' },
-      output: { type: 'string', short: 'o', value: 'FILE', help: 'write to FILE instead of standard output', frontEnds: ['cli'] },
+      output: { type: 'string', short: 'o', value: 'FILE', path: true, help: 'write to FILE instead of standard output', frontEnds: ['cli'] },
     },
     build: ({ args, flags }): ExportCommand => ({ verb: 'export', ...opt('incident', incidentNumber(args.incident)), format: flags.format ?? 'md', ...opt('output', flags.output) }),
   }),
@@ -389,7 +389,7 @@ export const COMMANDS = [
     summary: 'read a GPU power log (nvidia-smi --query-gpu=… --format=csv -l N): peak and last minutes per GPU and summed, against the site UPS’s rating',
     frontEnds: ['cli'],
     needsInventory: true,
-    args: [{ name: 'file', kind: 'text', required: true, shown: '<file|->', help: 'the log, or - for standard input', maxLength: 4096 }],
+    args: [{ name: 'file', kind: 'path', required: true, shown: '<file|->', help: 'the log, or - for standard input' }],
     flags: { site: { type: 'string', value: 'SITE', schema: Word, expect: 'a site', help: 'the site whose UPS rating to compare with' } },
     build: ({ args, flags }): PowerlogCommand => ({ verb: 'powerlog', file: args.file, ...opt('site', flags.site) }),
   }),

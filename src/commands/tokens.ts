@@ -25,6 +25,16 @@ export function checkTokens(words: string[]): TokenResult {
   return { ok: true, tokens: words };
 }
 
+export const MAX_PATH = 4096;
+
+/** A path as given: any characters but controls (and not empty), at most 4,096. */
+export function checkPath(value: string): string | null {
+  if (value === '') return 'an empty path';
+  if (value.length > MAX_PATH) return `a path of ${value.length} characters; the most is ${MAX_PATH}`;
+  if (/[\x00-\x1f\x7f]/.test(value)) return `a control character in the path ${quote(value)}`;
+  return null;
+}
+
 /** A word of typed text and where it starts, so free text can be taken from the text as typed. */
 export interface Word {
   text: string;

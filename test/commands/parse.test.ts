@@ -42,7 +42,7 @@ const BAD: [string, RegExp][] = [
   ['probe fv --verbose', /unknown option "--verbose"/],
   ['probe 🔥', /unexpected character "🔥"/],
   ['probe ../../etc/passwd', /unexpected character "\/"/],
-  ['help me', /unknown command "me" \(known: probe, help, check, version, bot, incident, runbook, step, note, journal, walk, override\)/],
+  ['help me', /unknown command "me" \(known: probe, help, check, version, bot, incident, runbook, step, note, journal, walk, override, export, powerlog, diagnose, watch, drill\)/],
   ['help probe fv', /help takes one topic, got "probe" and "fv"/],
   ['prbe fv', /^unknown command "prbe" — did you mean probe\?$/],
   ['chekc', /^unknown command "chekc" — did you mean check\?$/],
@@ -106,7 +106,7 @@ test('Slack is offered only its commands and flags, each refusal saying where it
   assert.deepEqual(parseCommand('bot', SITES, 'slack'), { ok: false, error: 'bot is for the terminal only' });
   const json = parseCommand('probe fv --json', SITES, 'slack');
   assert.ok(!json.ok && /^--json is for the terminal only/.test(json.error));
-  assert.match((parseCommand('chek', SITES, 'slack') as { error: string }).error, /unknown command "chek" \(known: probe, help, incident, runbook, step, note, journal, override\)/);
+  assert.match((parseCommand('chek', SITES, 'slack') as { error: string }).error, /unknown command "chek" \(known: probe, help, incident, runbook, step, note, journal, override, export, diagnose\)/);
   const ok = parseCommand('probe fv --all --paid', SITES, 'slack');
   assert.ok(ok.ok && ok.command.verb === 'probe' && ok.command.all && ok.command.paid && !ok.command.json);
 });
@@ -116,4 +116,24 @@ test('help takes any spelling of a command; Slack is told a terminal command is 
   assert.deepEqual(parseTokens(['help', '--version'], null), { ok: false, error: 'unknown option "--version": help takes no options' });
   assert.deepEqual(parseCommand('help check', SITES, 'slack'), { ok: false, error: 'check is for the terminal only' });
   assert.deepEqual(parseCommand('help prbe', SITES, 'slack'), { ok: false, error: 'unknown command "prbe" — did you mean probe?' });
+});
+
+test('a path is a path: slashes, spaces and dots in --file, -o and a path argument; controls still refused; names still narrow', () => {
+  const done = parseTokens(['step', 'done', 'recover-power-log', '--file', '/tank/aimodels/flash-next-mtp-bench/power.log'], SITES);
+  assert.ok(done.ok, done.ok ? '' : done.error);
+  assert.equal((done.command as { evidence: { file?: string } }).evidence.file, '/tank/aimodels/flash-next-mtp-bench/power.log');
+  const out = parseTokens(['export', '3', '-o', '/tmp/post mortem #3.md'], SITES);
+  assert.ok(out.ok, out.ok ? '' : out.error);
+  assert.equal((out.command as { output?: string }).output, '/tmp/post mortem #3.md');
+  const inline = parseTokens(['export', '--output=../pm/3.html', '--format', 'html'], SITES);
+  assert.ok(inline.ok && (inline.command as { output?: string }).output === '../pm/3.html');
+  const log = parseTokens(['powerlog', '/tank/power.log', '--site', 'fv'], SITES);
+  assert.ok(log.ok, log.ok ? '' : log.error);
+  assert.deepEqual(log.command, { verb: 'powerlog', file: '/tank/power.log', site: 'fv' });
+  assert.ok(parseTokens(['powerlog', '-'], SITES).ok);
+  const ctl = parseTokens(['powerlog', '/tmp/a\x1b[2Jb'], SITES);
+  assert.ok(!ctl.ok && /control character/.test(ctl.error));
+  const name = parseTokens(['step', 'done', '../etc', '--file', 'x'], SITES);
+  assert.ok(!name.ok, 'a step id is still a name');
+  assert.ok(!parseTokens(['probe', 'fv', '--only', 'a/b'], SITES).ok, 'a flag that is no path keeps the narrow alphabet');
 });
