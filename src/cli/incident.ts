@@ -10,7 +10,7 @@ import type { Command } from '../commands/parse.ts';
 import { runProbe } from '../commands/probe.ts';
 import { actorName, IncidentService, type DecideResult, type Refusal } from '../incident/service.ts';
 import { currentStep, type IncidentView, type StepView } from '../incident/engine.ts';
-import type { Actor, Evidence, EvidenceSpec, Incident, JournalEvent } from '../incident/types.ts';
+import type { Actor, Evidence, EvidenceSpec, Incident, JournalEvent, PowerLogFacts } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { journalPath } from '../journal/location.ts';
 import { openSqliteJournal } from '../journal/sqlite.ts';
@@ -242,8 +242,11 @@ export function eventLine(e: JournalEvent): string {
 
 export function evidenceText(e: Evidence): string {
   switch (e.kind) {
-    case 'file':
-      return `${clean(e.name)} ${e.size} bytes sha256 ${e.sha256.slice(0, 12)}… (${e.measured ? 'measured' : 'declared, not measured'})`;
+    case 'file': {
+      const p = e.powerlog;
+      const power = p?.peakW != null ? ` · peak ${Math.round(p.peakW)} W summed over ${p.gpus} GPUs at ${p.peakAt ?? '?'}, last row ${p.last ?? '?'}` : '';
+      return `${clean(e.name)} ${e.size} bytes sha256 ${e.sha256.slice(0, 12)}… (${e.measured ? 'measured' : 'declared, not measured'})${power}`;
+    }
     case 'value':
       return clean(e.value);
     case 'yesno':
@@ -328,7 +331,8 @@ export async function evidenceFrom(a: EvidenceArgs, spec: EvidenceSpec | undefin
   if (a.file !== undefined) {
     const m = await measureFile(a.file);
     if ('error' in m) return m;
-    return { value: { kind: 'file', of, name: a.file, size: m.size, sha256: m.sha256, measured: true } };
+    const facts = of === 'power-log' ? await powerLogFacts(a.file) : undefined;
+    return { value: { kind: 'file', of, name: a.file, size: m.size, sha256: m.sha256, measured: true, ...(facts ? { powerlog: facts } : {}) } };
   }
   if (a.sha256 !== undefined) {
     if (a.size === undefined) return { error: '--sha256 needs --size BYTES too' };
@@ -337,6 +341,15 @@ export async function evidenceFrom(a: EvidenceArgs, spec: EvidenceSpec | undefin
   if (a.value !== undefined) return { value: { kind: 'value', of, value: a.value } };
   if (a.yes !== undefined) return { value: { kind: 'yesno', of, answer: a.yes } };
   return {};
+}
+
+/** A power log given as evidence is read too: its figures go into the journal beside its hash. */
+export async function powerLogFacts(path: string): Promise<PowerLogFacts | undefined> {
+  const { openPowerLog, summarisePowerLog, powerLogFactsOf } = await import('../powerlog/index.ts');
+  const source = await openPowerLog(path, undefined);
+  if (!source.ok) return undefined;
+  const r = await summarisePowerLog(source.chunks);
+  return r.ok ? powerLogFactsOf(r.summary) : undefined;
 }
 
 /** Size and sha256 of a regular file, read by the bot itself. */

@@ -6,7 +6,7 @@ import { actorName, IncidentService } from '../incident/service.ts';
 import { currentStep } from '../incident/engine.ts';
 import type { Evidence, StepAction, StepInput, StepSpec } from '../incident/types.ts';
 import { clean } from '../probes/edge/text.ts';
-import { evidenceAsk, localActor, measureFile, printSteps, refusalLines } from './incident.ts';
+import { evidenceAsk, localActor, measureFile, powerLogFacts, printSteps, refusalLines } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
 const BODY_LINES = 24;
@@ -158,7 +158,9 @@ async function askEvidence(spec: StepSpec, ask: Ask, say: (s: string) => void): 
       continue;
     }
     say(`measured: ${m.size} bytes, sha256 ${m.sha256}`);
-    return { kind: 'file', of: e.of, name: a, size: m.size, sha256: m.sha256, measured: true };
+    const facts = e.of === 'power-log' ? await powerLogFacts(a) : undefined;
+    if (facts?.peakW != null) say(`power log: peak ${Math.round(facts.peakW)} W summed over ${facts.gpus} GPUs at ${facts.peakAt ?? '?'}; last row ${facts.last ?? '?'}`);
+    return { kind: 'file', of: e.of, name: a, size: m.size, sha256: m.sha256, measured: true, ...(facts ? { powerlog: facts } : {}) };
   }
 }
 

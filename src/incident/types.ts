@@ -122,9 +122,22 @@ export type EvidenceSpec =
   | { kind: 'value'; of: string; label: string; pattern?: string }
   | { kind: 'yesno'; of: string; question: string };
 
+/** What a power log given as evidence says (`seat powerlog`'s figures): the export charts it. */
+export interface PowerLogFacts {
+  gpus: number;
+  samples: number;
+  /** All GPUs summed. */
+  peakW: number | null;
+  peakAt: string | null;
+  lastWindowMeanW: number | null;
+  /** The last complete row: how close the log came to the cut. */
+  last: string | null;
+  intervalMs: number | null;
+}
+
 /** Evidence as recorded. `measured`: the bot read the bytes itself; a typed hash is `declared`. */
 export type Evidence =
-  | { kind: 'file'; of: string; name: string; size: number; sha256: string; measured: boolean }
+  | { kind: 'file'; of: string; name: string; size: number; sha256: string; measured: boolean; powerlog?: PowerLogFacts }
   | { kind: 'value'; of: string; value: string }
   | { kind: 'yesno'; of: string; answer: boolean };
 

@@ -7,3 +7,4 @@ export { PowerLogReader, WINDOW_MS } from './reader.ts';
 export { chooseUps, compareWithUps, type UpsChoice, type UpsComparison } from './ups.ts';
 export { renderPowerLog } from './render.ts';
 export { openPowerLog } from './source.ts';
+export { PowerLogPush, powerLogFactsOf } from './push.ts';

@@ -2,6 +2,7 @@
 // bytes fetched with the bot token (sent to Slack's own hosts only), hashed as they stream. What
 // the bot read is recorded as measured; a hash someone typed is only ever declared.
 import { createHash } from 'node:crypto';
+import { PowerLogPush, powerLogFactsOf } from '../powerlog/push.ts';
 import type { Evidence } from '../incident/types.ts';
 import { slackErrorCode } from './errors.ts';
 import type { WebClient } from './context.ts';
@@ -71,16 +72,20 @@ export async function measureSlackFile(client: WebClient, fetchFile: FetchFile, 
     return { error: `Slack sent a web page instead of ${name}: the app needs files:read and must be in this channel` };
   }
   const hash = createHash('sha256');
+  // A power log is read as it streams past: its figures go into the journal beside its hash.
+  const power = of === 'power-log' ? new PowerLogPush() : null;
   let size = 0;
   try {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       size += chunk.byteLength;
       if (size > MAX_EVIDENCE_BYTES) return { error: `${name} is over ${MAX_EVIDENCE_BYTES / 1024 ** 3} GiB: record its sha256 and size as typed instead` };
       hash.update(chunk);
+      power?.push(chunk);
     }
   } catch (err) {
     return { error: `the download of ${name} broke off: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
   }
   if (typeof info.size === 'number' && info.size !== size) return { error: `downloaded ${size} bytes of ${name}, but Slack says it has ${info.size}: try again` };
-  return { evidence: { kind: 'file', of, name, size, sha256: hash.digest('hex'), measured: true } };
+  const read = power?.end();
+  return { evidence: { kind: 'file', of, name, size, sha256: hash.digest('hex'), measured: true, ...(read?.ok ? { powerlog: powerLogFactsOf(read.summary) } : {}) } };
 }

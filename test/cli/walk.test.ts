@@ -178,7 +178,15 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
     assert.equal(recreate.payload.override, approved.seq, 'the done names the approval it went through on');
     assert.ok(events.some((e) => e.kind === 'probe.report'), 'the probe report is evidence');
     const log = events.find((e) => e.step === 'recover-power-log' && e.kind === 'step.done')!;
-    assert.deepEqual(log.payload.evidence, { kind: 'file', of: 'power-log', name: powerLog, size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex'), measured: true });
+    assert.deepEqual(log.payload.evidence, {
+      kind: 'file',
+      of: 'power-log',
+      name: powerLog,
+      size: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      measured: true,
+      powerlog: { gpus: 1, samples: 1, peakW: 312.4, peakAt: '2026/09/13 06:56:04.000', lastWindowMeanW: 312.4, last: '2026/09/13 06:56:04.000', intervalMs: null },
+    });
   } finally {
     store.close();
   }

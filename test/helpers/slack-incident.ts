@@ -360,7 +360,14 @@ export const sha256 = (b: Buffer): string => createHash('sha256').update(b).dige
 
 /** The bytes of the power log the walkthrough uploads (recorded as measured: size and sha256). */
 export const POWER_LOG = Buffer.from(
-  ['2026-09-13T06:55:54Z gpu0=301W gpu1=298W gpu2=412W gpu3=405W total=1416W', '2026-09-13T06:56:04Z gpu0=303W gpu1=297W gpu2=415W gpu3=409W total=1424W', ''].join('\n'),
+  [
+    'timestamp, index, power.draw [W]',
+    '2026/09/13 06:55:54.100, 0, 301.10 W',
+    '2026/09/13 06:55:54.101, 1, 298.20 W',
+    '2026/09/13 06:56:04.100, 0, 303.40 W',
+    '2026/09/13 06:56:04.101, 1, 297.30 W',
+    '2026/09/13 06:56:14.100, 0, 30',
+  ].join('\n'),
 );
 
 /** What the walkthrough enters for the move of each step, by its action (the modal's fields). */

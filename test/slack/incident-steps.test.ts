@@ -238,7 +238,7 @@ test('Evidence: a bad hash or size is named in the modal; a typed one is recorde
   await h.click(button(stepTs(other.thread, 'recover-power-log'), 'seat_step_done'));
   assert.equal(await h.submit(h.lastView(), { ev_file_id: typed('https://drill.slack.example/files/U0ONCALL01/F0LOGLINK1/power-0913.log') }), null);
   const measured = service().deps.store.events(other.id).find((e) => e.kind === 'step.done' && e.step === 'recover-power-log');
-  assert.deepEqual(measured?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power-0913.log', size: POWER_LOG.length, sha256: sha256(POWER_LOG), measured: true });
+  assert.deepEqual(measured?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power-0913.log', size: POWER_LOG.length, sha256: sha256(POWER_LOG), measured: true, powerlog: { gpus: 2, samples: 2, peakW: 600.7, peakAt: '2026/09/13 06:56:04.100', lastWindowMeanW: 600, last: '2026/09/13 06:56:04.101', intervalMs: 10000 } });
 });
 
 test('a rate-limited update is waited out (Retry-After) before the next step is posted', async () => {

@@ -26,7 +26,7 @@ test('site-dark walked through in Slack: every step done, the journal verifies',
   assert.ok(verify.ok, JSON.stringify(verify));
   // The power log was read by the bot, not typed.
   const log = walked.events.find((e) => e.kind === 'step.done' && e.step === 'recover-power-log');
-  assert.deepEqual(log?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power.log', size: POWER_LOG.length, sha256: sha256(POWER_LOG), measured: true });
+  assert.deepEqual(log?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power.log', size: POWER_LOG.length, sha256: sha256(POWER_LOG), measured: true, powerlog: { gpus: 2, samples: 2, peakW: 600.7, peakAt: '2026/09/13 06:56:04.100', lastWindowMeanW: 600, last: '2026/09/13 06:56:04.101', intervalMs: 10000 } });
   assert.ok(h.files.auth.every((a) => a === 'Bearer xoxb-test-0000000000'), 'downloaded with the bot token');
   // Probe steps stored their reports.
   assert.ok(walked.events.some((e) => e.kind === 'probe.report' && e.step === 'blast-radius'));
