@@ -1,6 +1,32 @@
 // `seat ...` from a shell. One top-level catch decides the exit code; no stack trace reaches a person.
+import { readFileSync } from 'node:fs';
 import { createReaper } from '../probes/edge/exec.ts';
-import { runCli } from './run.ts';
+
+/**
+ * `seat --version` and `seat help` before anything else loads: the version from package.json, the
+ * usage as the build wrote it (dist/usage.txt, made from the command table by `npm run build`).
+ * Under tsx (no dist/usage.txt) help goes the long way, through the table.
+ */
+async function quick(argv: string[]): Promise<boolean> {
+  const [first, ...rest] = argv;
+  if (rest.length > 0) return false;
+  if (first === '--version' || first === 'version') {
+    const { PACKAGE_NAME, readVersion } = await import('./version.ts');
+    process.stdout.write(`${PACKAGE_NAME} ${(await readVersion()) ?? 'unknown (no package.json found beside the program)'}\n`);
+    return true;
+  }
+  if (first === undefined || first === 'help' || first === '--help' || first === '-h') {
+    let usage: string;
+    try {
+      usage = readFileSync(new URL('../../usage.txt', import.meta.url), 'utf8');
+    } catch {
+      return false;
+    }
+    process.stdout.write(usage);
+    return true;
+  }
+  return false;
+}
 
 async function main(): Promise<void> {
   // `seat probe all | head` closes the pipe early: that is the reader's choice, not an error.
@@ -25,6 +51,8 @@ async function main(): Promise<void> {
     });
   }
   try {
+    if (await quick(process.argv.slice(2))) return;
+    const { runCli } = await import('./run.ts');
     process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -8,7 +8,7 @@
 //   process.once('SIGINT', () => { reaper.killAll('SIGTERM'); ...stop the run, exit 130 });
 // 'timeout' is our own timer ("no answer within N ms (killed)"); 'stopped' is the caller's signal
 // (the runner's deadline or a cancel: the runner words those, the probe's words are discarded).
-import { execa } from 'execa';
+import type { execa as Execa } from 'execa';
 import { clean, cut, firstLine } from './text.ts';
 import { isTimeout, KILL_AFTER_MS, realTimer, withTimeout, type SetTimer } from './timeout.ts';
 
@@ -100,7 +100,12 @@ export function childEnv(env: NodeJS.ProcessEnv, pathPrefix: string[] = [], pass
   return out;
 }
 
+// execa is loaded by the first command run, not by every module that can run one: `seat --version`
+// and `seat help` never pay for it.
+let execaFn: typeof Execa | undefined;
+
 export async function runCommand(argv: readonly string[], opts: CommandOptions): Promise<CommandResult> {
+  const execa = (execaFn ??= (await import('execa')).execa);
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_OUTPUT;
   const setTimer = opts.setTimer ?? realTimer;
   const none = { stdout: '', stderr: '', exitCode: null, signal: null, truncated: false, timedOut: false, isCanceled: false };
