@@ -5,6 +5,7 @@ import { channelAllowed, userAllowed } from '../../authz.ts';
 import type { SeatContext, WebClient } from '../../context.ts';
 import { probeIntoMessage } from '../../probe-flow.ts';
 import { parseSlackText } from '../../text.ts';
+import { diagnosePaste, pastedLog } from './diagnose.ts';
 import { incidentCommand } from './incident.ts';
 import { SLACK_USAGE, slackHelp } from '../../usage.ts';
 
@@ -19,6 +20,13 @@ export async function seatCommand({ command, ack, respond, client }: SeatCommand
   const inv = ctx.fleet.inventory;
   const chan = channelAllowed(inv, command.channel_id);
   if (!chan.ok) return ack({ response_type: 'ephemeral', text: `:no_entry: ${chan.reason}` });
+  // A pasted log keeps its line breaks and its length: it does not go through the one-line grammar.
+  const paste = pastedLog(command.text);
+  if (paste !== null) {
+    await ack();
+    ctx.track(diagnosePaste(paste, respond));
+    return;
+  }
   const parsed = parseSlackText(command.text, ctx.fleet.siteNames);
   if (!parsed.ok) return ack({ response_type: 'ephemeral', text: `:x: ${parsed.error}\n\`\`\`${SLACK_USAGE}\`\`\`` });
   const cmd = parsed.command;
