@@ -10,7 +10,7 @@ export const DRILL_BIN = fileURLToPath(new URL('./bin', import.meta.url));
 export const DRILL_INVENTORY = fileURLToPath(new URL('./fleet.yaml', import.meta.url));
 
 /** The drill UPSes: fv's Eaton 1500 VA (no realpower.nominal, as such units report) and ana's. */
-const UPS_STATE: Record<string, Record<string, string>> = {
+export const UPS_STATE: Record<string, Record<string, string>> = {
   fvups: { 'ups.status': 'OL', 'ups.load': '34', 'ups.power.nominal': '1500', 'battery.charge': '100', 'battery.runtime': '1540', 'ups.mfr': 'EATON', 'ups.model': '5S 1500' },
   anaups: { 'ups.status': 'OL', 'ups.load': '41', 'ups.realpower.nominal': '2700', 'battery.charge': '100', 'battery.runtime': '2210', 'ups.mfr': 'EATON', 'ups.model': '9PX 3000' },
 };

@@ -1,9 +1,14 @@
-// `npm start`: the Slack bot when SLACK_BOT_TOKEN is set, otherwise `seat probe all` (or the
-// arguments after `npm start --`) — on SEAT_INVENTORY when set, else on the drill fleet, whose
-// loopback stand-ins start here and stop when it is done.
+// `npm start`: the Slack bot when SLACK_BOT_TOKEN is set. Without it, and without arguments or a
+// fleet of its own: the console on the fv-site-dark drill when someone can type (a terminal, or lines
+// piped in); else `seat probe all` (or the arguments after `npm start --`) — on SEAT_INVENTORY when
+// set, else on the drill fleet, whose loopback stand-ins start here and stop when it is done.
+import { fstatSync } from 'node:fs';
 import { Fleet } from '../inventory/fleet.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { runCli } from './run.ts';
+
+/** How long a pipe on stdin may stay silent before it counts as nothing typed (a CI runner's idle stdin). */
+const PIPE_WAIT_MS = 1500;
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -29,6 +34,11 @@ async function main(): Promise<number> {
     }
   }
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  if (!process.env.SLACK_BOT_TOKEN) process.stderr.write('seat: no Slack tokens (SLACK_BOT_TOKEN is unset): the terminal instead of the bot\n');
+  // Nothing asked for and someone to type: the console on a drill (`seat drill`), stand-ins and all.
+  if (command[0] !== 'bot' && args.length === 0 && !process.env.SEAT_INVENTORY && (await someoneTypes(process.stdin))) {
+    return runCli(['drill', 'fv-site-dark'], { ...io, stdin: process.stdin });
+  }
   // A configured fleet is used as it is; only without one do the drill's stand-ins start.
   if (process.env.SEAT_INVENTORY || namesInventory) return runCli(command, io);
 
@@ -49,6 +59,42 @@ async function main(): Promise<number> {
   } finally {
     await drill.stop();
   }
+}
+
+/** A terminal, or lines piped in; not /dev/null, an empty file or a pipe that stays silent. */
+async function someoneTypes(stdin: NodeJS.ReadStream): Promise<boolean> {
+  if (stdin.isTTY) return true;
+  let kind: 'file' | 'pipe' | 'other';
+  let size = 0;
+  try {
+    const st = fstatSync(0);
+    kind = st.isFile() ? 'file' : st.isFIFO() || st.isSocket() ? 'pipe' : 'other';
+    size = st.size;
+  } catch {
+    kind = 'other';
+  }
+  if (kind !== 'pipe') return kind === 'file' && size > 0;
+  const typed = await new Promise<boolean>((resolve) => {
+    const done = (v: boolean): void => {
+      clearTimeout(timer);
+      stdin.off('readable', onReadable);
+      stdin.off('end', onEnd);
+      resolve(v);
+    };
+    const onReadable = (): void => {
+      const chunk = stdin.read() as Buffer | null;
+      if (chunk === null) return; // the end is coming
+      stdin.unshift(chunk); // the console reads it first
+      done(true);
+    };
+    const onEnd = (): void => done(false);
+    const timer = setTimeout(() => done(false), PIPE_WAIT_MS);
+    stdin.on('readable', onReadable);
+    stdin.on('end', onEnd);
+  });
+  // Nothing came: let go of the pipe, or it keeps the process alive after the report.
+  if (!typed) stdin.destroy();
+  return typed;
 }
 
 main().then(

@@ -1,0 +1,112 @@
+// Seed 002 as a newcomer plays it: `seat drill fv-site-dark` on a pseudo-terminal (piped stdin where
+// util-linux's script is missing), the first lines followed as they say: probe fv, start the runbook
+// it proposes (Tab-completed), walk a few steps with the recovered power log as evidence, read and
+// verify the journal, Ctrl-C a half-typed line, exit — and then nothing the drill started is left.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { accepts } from '../../drills/net.ts';
+import { inventoryPorts, MAIN, noPty, pathAfter, Session } from './session.ts';
+
+const PROMPT = /\nseat drill fv-site-dark> $/;
+
+test('fv-site-dark end to end through the console: probe, runbook, walk, journal, exit stops every stand-in', { timeout: 240_000 }, async (t) => {
+  const why = noPty();
+  if (why) t.diagnostic(`${why}: driven through piped stdin instead`);
+  const s = new Session([MAIN, 'drill', 'fv-site-dark'], { pty: why === null });
+  /** A line typed at the prompt, and what it printed up to the next prompt. */
+  const command = async (line: string): Promise<string> => {
+    s.type(line);
+    return s.waitFor(PROMPT);
+  };
+  try {
+    const intro = await s.waitFor(PROMPT);
+    // The first lines say what to type first, in order.
+    assert.match(intro, /type first:\n\s+probe fv\s.*\n\s+runbook start site-dark\s.*\n\s+walk\s/);
+    const inventory = pathAfter(intro, 'inventory');
+    const powerLog = pathAfter(intro, 'power log');
+    const journal = pathAfter(intro, 'journal');
+    const folder = inventory.replace(/\/fleet\.yaml$/, '');
+    assert.match(readFileSync(powerLog, 'utf8'), /^timestamp, index, name, power\.draw \[W\], power\.limit \[W\]\n2026\/09\/13 06:51:08\.412, 0, /);
+    const ports = inventoryPorts(inventory);
+    const ns = /network namespace (seatbelt-drill-\S+?):/.exec(intro)?.[1];
+    if (!ns) t.diagnostic(`no network namespace here: ${/fv dark: (.*)/.exec(intro)?.[1] ?? '?'}`);
+
+    const report = await command('probe fv');
+    assert.match(report, /DOWN fv: site fv dark/);
+    assert.match(report, /19 of 30 aliases down, all routed to fv-ml1/);
+    assert.match(report, /DOWN bmc\s+fv-ml1-bmc\s+no ICMP reply/);
+    assert.match(report, /DOWN firewall fv firewall\s+no ICMP reply/);
+    // The other sites answer their control pings (a terminal folds up rows into a count).
+    assert.match(report, /ok\s+firewall ana firewall \(control\)|2 addresses ok/);
+    assert.match(report, /next:\s+seat runbook start site-dark --site fv/);
+
+    // As a person would: Tab completes the command and the runbook (piped: typed out). Readline
+    // completes only on a Tab that ends what arrived (a paste is not completed), so one at a time.
+    if (s.pty) {
+      s.keys('runbook st\t');
+      await s.waitFor(/runbook start $/);
+      s.keys('site-d\t');
+      await s.waitFor(/site-dark $/);
+      s.keys('\r');
+    } else s.type('runbook start site-dark');
+    const pinned = await s.waitFor(PROMPT);
+    assert.match(pinned, /opened #1 \[open\] DRILL fv/);
+    assert.match(pinned, /pinned site-dark to #1/);
+    assert.match(pinned, /step:\s+blast-radius/);
+
+    s.type('walk');
+    await s.waitFor(/step 1 of 8: .*\[blast-radius\][\s\S]*\[q\]uit > /);
+    s.type('d');
+    const probed = await s.waitFor(/step 2 of 8: .*\[no-polling\][\s\S]*\[q\]uit > /);
+    assert.match(probed, /recorded: blast-radius done by drill-person/);
+    s.type('s');
+    await s.waitFor(/why skip it.*: /);
+    s.type('nobody has reached the site yet; the UPS is not reset');
+    await s.waitFor(/step 3 of 8: .*\[recover-power-log\][\s\S]*\[q\]uit > /);
+    s.type('d');
+    await s.waitFor(/a local path \(hashed here\).*: /);
+    s.type(powerLog);
+    const measured = await s.waitFor(/step 4 of 8: .*\[ups-rating\][\s\S]*\[q\]uit > /);
+    const bytes = readFileSync(powerLog);
+    assert.match(measured, new RegExp(`measured: ${bytes.length} bytes, sha256 [0-9a-f]{64}`));
+    assert.match(measured, /recorded: recover-power-log done/);
+    s.type('q');
+    assert.match(await s.waitFor(PROMPT), /stopped; decisions so far are in the journal/);
+
+    const events = await command('journal');
+    assert.match(events, /#1 \[open\] DRILL fv/);
+    assert.match(events, /step\.skipped no-polling — skipped: nobody has reached the site yet/);
+    assert.match(events, /power.log \d+ bytes sha256 [0-9a-f]{12}… \(measured\)/);
+    assert.match(await command('journal verify'), /journal holds: \d+ events in 1 incident/);
+    assert.ok(existsSync(journal), `the journal is ${journal}`);
+    const exported = await command('export');
+    if (/not built yet/.test(exported)) t.diagnostic('seat export is still a stub here: the postmortem was not checked');
+    else assert.match(exported, /DRILL/, 'the postmortem says it was a drill');
+
+    // A line that does not parse: one line, no stack trace.
+    const refused = await command('probe fvv --only power');
+    assert.match(refused, /seat: unknown site "fvv"/);
+    assert.doesNotMatch(s.out, /at .*\.ts:\d+/);
+
+    if (s.pty) {
+      // Ctrl-C at the prompt clears the half-typed line; the next line runs alone.
+      s.keys('probe an');
+      s.keys('\x03');
+      assert.match(await s.waitFor(PROMPT), /Ctrl-C again, exit or Ctrl-D ends the console/);
+      const help = await command('help');
+      assert.match(help, /usage: seat probe/);
+      assert.match(help, /in this console: .*exit, quit or Ctrl-D/);
+    }
+    s.type('exit');
+    assert.equal(await s.exited, 0, s.out.slice(-3000));
+    assert.match(s.out, /seat: drill fv-site-dark over: its stand-ins are stopped and its folder removed/);
+    for (const { host, port } of ports) assert.equal(await accepts(host, port), false, `${host}:${port} still accepts connections after exit`);
+    assert.ok(!existsSync(folder), `${folder} is removed`);
+    if (ns) assert.doesNotMatch(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }), new RegExp(ns), 'the namespace is gone');
+  } finally {
+    s.dump();
+    await s.close();
+  }
+});
