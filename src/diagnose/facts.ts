@@ -88,6 +88,14 @@ export interface SeatFacts {
   down: { seat: string; host: string; site: string | null; reason: Reason | null }[];
 }
 
+export interface ContainerFacts {
+  total: number;
+  /** Running inside, unreachable outside: no binding for the seat's port, or nothing answers it. */
+  unreachable: { seat: string; host: string; container: string; site: string | null; reason: 'not_published' | 'not_answering'; health: string | null }[];
+  /** A crash loop: docker restarting it, or a restart count that rose (or is high with nothing to compare). */
+  restarting: { seat: string; host: string; container: string; site: string | null; restartCount: number | null }[];
+}
+
 export interface Summary {
   sites: SiteFacts[];
   aliases: AliasFacts;
@@ -96,6 +104,7 @@ export interface Summary {
   fallback: FallbackFacts[];
   gpus: GpuFacts;
   ups: UpsFacts[];
+  containers: ContainerFacts;
   counts: Record<FindingStatus, number>;
 }
 
@@ -110,6 +119,7 @@ export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = f
     fallback: fallbacks(fleet, findings),
     gpus: gpuFacts(fleet, findings),
     ups: upsFacts(findings),
+    containers: containerFacts(fleet, findings),
     counts,
   };
 }
@@ -232,6 +242,19 @@ function gpuFacts(fleet: Fleet, findings: Finding[]): GpuFacts {
   }
   for (const f of findings) {
     if (f.reason === 'engine_not_running' && f.data.kind === 'gpu-seat') facts.enginesNotRunning.push({ seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null });
+  }
+  return facts;
+}
+
+function containerFacts(fleet: Fleet, findings: Finding[]): ContainerFacts {
+  const facts: ContainerFacts = { total: 0, unreachable: [], restarting: [] };
+  for (const f of findings) {
+    if (f.subject.kind !== 'container' || f.data.kind !== 'container') continue;
+    const c = f.data.container;
+    const who = { seat: c.seat, host: c.host, container: c.container, site: fleet.hosts.get(c.host)?.site ?? null };
+    facts.total += 1;
+    if (f.reason === 'not_published' || f.reason === 'not_answering') facts.unreachable.push({ ...who, reason: f.reason, health: c.health });
+    if (f.reason === 'restarting') facts.restarting.push({ ...who, restartCount: c.restartCount });
   }
   return facts;
 }

@@ -22,6 +22,10 @@ export function conclusionLine(p: Proposal, f: Summary): string | null {
       const why = f.gateway.keys.find((k) => k.status === 'down')?.reason;
       return `gateway down for every key probed (fleet-wide, every site)${why ? `: ${REASON_WORDS[why] ?? why}` : ''}`;
     }
+    case 'seat-unreachable': {
+      const seats = f.containers.unreachable.map((c) => `${c.seat} (${c.container}@${c.host}): ${c.reason === 'not_published' ? 'no port published for it' : 'its port is bound but does not answer'}`);
+      return `${seats.join('; ')} — ${f.containers.unreachable.every((c) => c.health === 'healthy') ? 'healthy inside its container, ' : ''}unreachable outside: check the port binding, not the healthcheck`;
+    }
     default:
       return null;
   }
@@ -54,6 +58,9 @@ export function ownLines(scope: string[], f: Summary): string[] {
   }
   for (const e of f.gpus.enginesNotRunning.filter((x) => x.site === null || scope.includes(x.site))) {
     lines.push(`${e.seat} on ${e.host} GPU${e.index}: a budget is declared but no process holds memory there — its engine is not running`);
+  }
+  for (const c of f.containers.restarting.filter((x) => x.site === null || scope.includes(x.site))) {
+    lines.push(`${c.container}@${c.host} (seat ${c.seat}): ${c.restartCount === null ? 'being restarted' : `RestartCount ${fmtInt(c.restartCount)}`} — it keeps crashing and being restarted`);
   }
   const seatsDown = f.seats.down.filter((s) => s.site === null || scope.includes(s.site));
   if (!gw.listingFailed && seatsDown.length > 0 && f.aliases.downByRoute.length === 0) {

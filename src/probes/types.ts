@@ -9,8 +9,9 @@ export const PROBE_GROUPS: readonly ProbeGroup[] = ['aliases', 'gpus', 'power'];
 
 export type FindingStatus = 'up' | 'down' | 'degraded' | 'unknown';
 
-/** `gateway`: a key's listing; `alias`: one alias through the gateway; `seat`: a backend directly. */
-export type ProbeName = 'gateway' | 'alias' | 'seat' | 'gpu' | 'ups' | 'bmc' | 'firewall' | 'host';
+/** `gateway`: a key's listing; `alias`: one alias through the gateway; `seat`: a backend directly;
+ * `container`: a seat's container, asked of docker on its host over ssh. */
+export type ProbeName = 'gateway' | 'alias' | 'seat' | 'gpu' | 'ups' | 'bmc' | 'firewall' | 'host' | 'container';
 
 /** What a finding is about, as structured identity. Nothing decides on `target`. */
 export type Subject =
@@ -21,7 +22,9 @@ export type Subject =
   /** A GPU host whose query failed before any card could be named (the inventory lists no GPU for it). */
   | { kind: 'gpu-host'; host: string }
   | { kind: 'ups'; site: string; ups: string }
-  | { kind: 'address'; site: string; role: AddressRole; name: string };
+  | { kind: 'address'; site: string; role: AddressRole; name: string }
+  /** A seat's container on its host, as docker there reports it. */
+  | { kind: 'container'; host: string; seat: string; container: string };
 
 export type AddressRole = 'bmc' | 'firewall' | 'host' | 'control';
 
@@ -64,6 +67,14 @@ export type Reason =
   | 'unparseable' // output that is not what was asked for
   | 'tool_failed' // any other non-zero exit
   | 'engine_not_running' // a seat has a declared budget on a GPU where no process holds memory
+  // containers
+  | 'no_container' // docker on the host has no container of that name
+  | 'not_running' // the container exists but is exited, dead, created or paused
+  | 'restarting' // docker is restarting it, or its restart count rose (or is high with nothing to compare)
+  | 'unhealthy' // its own healthcheck fails
+  | 'starting' // its healthcheck has not passed yet
+  | 'not_published' // running (healthy) inside, but no host port is bound to the seat's port: PORTS=[]
+  | 'not_answering' // the seat's port is bound, but nothing answers it from here
   // power and out-of-band
   | 'on_battery'
   | 'low_battery'
@@ -125,6 +136,7 @@ export type FindingData =
   | { kind: 'gpu'; gpu: GpuMemory }
   | { kind: 'gpu-seat'; seat: string; host: string; index: number; declaredMiB: number | null }
   | { kind: 'ups'; ups: UpsReading }
+  | { kind: 'container'; container: ContainerState }
   /** Only when a probe crashed before it could say anything of its target. */
   | { kind: 'none' }
   | { kind: 'oob'; ping: 'ok' | 'failed' | 'skipped' | 'not_run'; tcp: { port: number; ok: boolean; error?: string }[] };
@@ -188,6 +200,39 @@ export interface GpuMemory {
   /** Free memory minus the floor; negative means under the floor. null when free is unknown. */
   marginMiB: number | null;
   floorMiB: number;
+}
+
+/** What docker on a seat's host says of its container, and whether the seat's port answers from here. */
+export interface ContainerState {
+  host: string;
+  seat: string;
+  container: string;
+  /** The seat's port in the inventory: the host port clients connect to. */
+  port: number;
+  /** docker's State.Status; null when not read. */
+  state: 'running' | 'exited' | 'restarting' | 'created' | 'paused' | 'dead' | 'removing' | 'other' | null;
+  /** State.Health.Status; 'none' when the container defines no healthcheck. */
+  health: 'healthy' | 'unhealthy' | 'starting' | 'none' | 'other' | null;
+  restartCount: number | null;
+  /** The count in the report compared with, when one was passed in. */
+  previousRestartCount: number | null;
+  oomKilled: boolean | null;
+  exitCode: number | null;
+  /** HostConfig.NetworkMode: with `host` nothing is published and none is needed. */
+  networkMode: string | null;
+  /** Host bindings, from `docker port` (or inspect's NetworkSettings.Ports when that failed). */
+  ports: PortBinding[];
+  /** A binding whose host port is the seat's port. */
+  published: boolean;
+  /** TCP connect to the seat's address and port from here; null when not tried. */
+  answering: boolean | null;
+}
+
+export interface PortBinding {
+  containerPort: number;
+  proto: string;
+  hostIp: string;
+  hostPort: number;
 }
 
 export interface UpsReading {

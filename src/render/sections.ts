@@ -9,7 +9,7 @@ export type SectionId = 'aliases' | 'seats' | 'gpus' | 'power';
 
 export const SECTIONS: readonly { id: SectionId; title: string; probes: readonly ProbeName[] }[] = [
   { id: 'aliases', title: 'Gateway and aliases', probes: ['gateway', 'alias'] },
-  { id: 'seats', title: 'Backend seats (direct)', probes: ['seat'] },
+  { id: 'seats', title: 'Backend seats (direct)', probes: ['seat', 'container'] },
   { id: 'gpus', title: 'GPU memory', probes: ['gpu'] },
   { id: 'power', title: 'Power and out-of-band', probes: ['ups', 'bmc', 'firewall', 'host'] },
 ];
@@ -60,6 +60,7 @@ const NOUN: Record<Subject['kind'], [string, string]> = {
   'gpu-host': ['GPU host', 'GPU hosts'],
   ups: ['UPS', 'UPSes'],
   address: ['address', 'addresses'],
+  container: ['container', 'containers'],
 };
 
 export function counted(n: number, kind: Subject['kind']): string {

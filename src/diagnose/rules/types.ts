@@ -8,7 +8,7 @@ export interface Proposal {
   sites: string[];
 }
 
-export type RuleId = 'no-network' | 'site-dark' | 'ups-overload' | 'keys-rejected' | 'gateway-down' | 'gpu-oom-cotenant' | 'backend-down';
+export type RuleId = 'no-network' | 'site-dark' | 'ups-overload' | 'keys-rejected' | 'gateway-down' | 'gpu-oom-cotenant' | 'backend-down' | 'seat-unreachable';
 
 /** One rule: facts in, a proposal or nothing out. Pure. */
 export type Rule = (facts: Summary) => Proposal | null;

@@ -1,0 +1,214 @@
+// Seat containers, measured: one task per GPU host reached over ssh whose seats name a container,
+// answering one finding per container. One `ssh -o BatchMode=yes HOST docker inspect --type container
+// A B ...` for the whole host (a dozen ssh logins at once to one host would meet sshd's MaxStartups),
+// with plain words only since the remote shell re-parses them, output capped; beside it a TCP connect
+// from here to each seat's address and port. Published ports are read from inspect's
+// NetworkSettings.Ports, which is what `docker port` prints.
+import type { Fleet, HostRef, SeatRef } from '../../inventory/fleet.ts';
+import { makeFinding, measured } from '../finding.ts';
+import { runCommand, type CommandResult } from '../edge/exec.ts';
+import { clean, cut, firstLine, firstSentence, fmtInt } from '../edge/text.ts';
+import { graceFor, innerBudget } from '../edge/timeout.ts';
+import { tcpConnect, type TcpOutcome } from '../power/tcp.ts';
+import type { Finding, FindingStatus, ProbeEnv, ProbeScope, ProbeTask, Reason } from '../types.ts';
+import { judgeContainer, stateOf } from './judge.ts';
+import { parseInspect, type Inspected } from './parse.ts';
+
+/** One container's inspect is a few KiB (its Health.Log at most five entries); a host's is well under this. */
+export const MAX_INSPECT_BYTES = 1024 * 1024;
+
+export interface ContainerPlanOptions {
+  /** The findings of the report to compare with: a restart count is judged by whether it rose. */
+  previous?: readonly Finding[] | undefined;
+}
+
+interface Failure {
+  status: FindingStatus;
+  reason: Reason;
+  detail: string;
+}
+
+/** One seat's container, and what it is compared with. */
+interface One {
+  seat: SeatRef;
+  container: string;
+  previous: number | null;
+}
+
+export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions = {}): ProbeTask[] {
+  const previous = previousCounts(opts.previous ?? []);
+  const tasks: ProbeTask[] = [];
+  for (const site of scope.sites) {
+    for (const host of fleet.hostsAt(site)) {
+      // `local` would be this machine's docker, not where the inventory's seats run; and the group
+      // asks GPU hosts (a scope with no GPU host has nothing to probe).
+      if (host.host.ssh === 'local' || host.host.gpuVendor === 'none') continue;
+      const ones: One[] = fleet.seatsAt(site).flatMap((seat) => {
+        const container = seat.seat.container;
+        return seat.host.name === host.name && container !== undefined ? [{ seat, container, previous: previous.get(key(host.name, container)) ?? null }] : [];
+      });
+      const first = ones[0];
+      if (!first) continue;
+      const names = [...new Set(ones.map((o) => o.container))];
+      const argv = sshCommand(host, ['docker', 'inspect', '--type', 'container', ...names], env.timeoutMs);
+      const ctx: Ctx = { env, host, argv };
+      tasks.push({
+        id: `containers:${host.name}`,
+        group: 'gpus',
+        probe: 'container',
+        target: host.name,
+        subject: subjectOf(first),
+        site: host.site,
+        host: host.name,
+        timeoutMs: env.timeoutMs + graceFor(env.timeoutMs),
+        run: (signal) => probeHost(ctx, ones, signal),
+        onTimeout: (ms) => ones.map((o) => failed(ctx, o, { status: 'unknown', reason: 'timeout', detail: `no answer within ${ms} ms (killed)` }, null, null)),
+      });
+    }
+  }
+  return tasks;
+}
+
+interface Ctx {
+  env: ProbeEnv;
+  host: HostRef;
+  argv: string[];
+}
+
+async function probeHost(ctx: Ctx, ones: One[], signal: AbortSignal): Promise<Finding[]> {
+  const { env, host } = ctx;
+  const t0 = env.now();
+  const budget = innerBudget(env.timeoutMs);
+  const [inspect, ...tcp] = await Promise.all([
+    runCommand(ctx.argv, {
+      timeoutMs: env.timeoutMs,
+      signal,
+      env: env.env,
+      maxBytes: Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES),
+      reaper: env.reaper,
+      ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}),
+      ...(env.passEnv ? { passEnv: env.passEnv } : {}),
+    }),
+    ...ones.map((o) => tcpConnect(host.host.address, o.seat.seat.port, budget, signal, env.now)),
+  ]);
+  const latencyMs = Math.round(env.now() - t0);
+  // A connect cut by the stop measured nothing either way.
+  const answers = (t: TcpOutcome | undefined): boolean | null => (t === undefined || t.error === 'stopped' ? null : t.ok);
+  // docker exits 1 when a container is missing and still prints the ones it found.
+  const missing = new Set([...inspect.stderr.matchAll(/no such (?:object|container): ([A-Za-z0-9][A-Za-z0-9_.-]*)/gi)].map((m) => m[1]!));
+  const why = inspect.code === 'exit' && missing.size > 0 ? null : failure(inspect, ctx);
+  const parsed = why ? null : parseInspect(inspect.stdout);
+  return ones.map((o, i) => {
+    const answering = answers(tcp[i]);
+    if (why) return failed(ctx, o, why, answering, latencyMs);
+    if (!parsed!.ok) return failed(ctx, o, { status: 'unknown', reason: 'unparseable', detail: `docker inspect answered ${parsed!.error}: ${first60(inspect.stdout)}` }, answering, latencyMs);
+    const mine = parsed!.value.get(o.container);
+    if (!mine) {
+      return missing.has(o.container)
+        ? failed(ctx, o, { status: 'down', reason: 'no_container', detail: `docker on ${host.name} has no container ${o.container}` }, answering, latencyMs)
+        : failed(ctx, o, { status: 'unknown', reason: 'unparseable', detail: `docker inspect said nothing of ${o.container}` }, answering, latencyMs);
+    }
+    if (!mine.ok) return failed(ctx, o, { status: 'unknown', reason: 'unparseable', detail: `docker inspect answered ${mine.error}` }, answering, latencyMs);
+    return judged(ctx, o, mine.value, answering, tcp[i]?.error, latencyMs);
+  });
+}
+
+function judged(ctx: Ctx, o: One, inspected: Inspected, answering: boolean | null, answerError: string | undefined, latencyMs: number): Finding {
+  const j = judgeContainer({
+    inspected,
+    port: o.seat.seat.port,
+    address: ctx.host.host.address,
+    answering,
+    answerError: answerError === undefined ? undefined : cut(clean(answerError), 80),
+    previousRestartCount: o.previous,
+    note: inspected.skipped > 0 ? `${fmtInt(inspected.skipped)} port binding${inspected.skipped === 1 ? '' : 's'} not read` : undefined,
+  });
+  return makeFinding(ctx.env.clock, { ...common(ctx, o, latencyMs), ...j, data: { kind: 'container', container: stateOf(base(o), inspected, answering, o.previous) } });
+}
+
+function failed(ctx: Ctx, o: One, v: Failure, answering: boolean | null, latencyMs: number | null): Finding {
+  return makeFinding(ctx.env.clock, { ...common(ctx, o, latencyMs), ...v, data: { kind: 'container', container: stateOf(base(o), null, answering, o.previous) } });
+}
+
+function common(ctx: Ctx, o: One, latencyMs: number | null) {
+  return {
+    probe: 'container' as const,
+    target: `${o.container}@${ctx.host.name}`,
+    subject: subjectOf(o),
+    provenance: measured({ how: 'exec', argv: ctx.argv }, { how: 'tcp', host: ctx.host.host.address, port: o.seat.seat.port }),
+    latencyMs,
+    site: ctx.host.site,
+    host: ctx.host.name,
+  };
+}
+
+function base(o: One) {
+  return { host: o.seat.host.name, seat: o.seat.name, container: o.container, port: o.seat.seat.port };
+}
+
+function subjectOf(o: One) {
+  return { kind: 'container' as const, host: o.seat.host.name, seat: o.seat.name, container: o.container };
+}
+
+function sshCommand(host: HostRef, words: string[], timeoutMs: number): string[] {
+  // Under the kill timeout, so an unreachable host gets ssh's own "timed out" (down), not our kill (unknown).
+  const connectTimeout = Math.max(1, Math.floor((timeoutMs - 500) / 1000));
+  return ['ssh', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeout}`, host.host.ssh, ...words];
+}
+
+function key(host: string, container: string): string {
+  return `${host}\u0000${container}`;
+}
+
+function previousCounts(findings: readonly Finding[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const f of findings) {
+    if (f.data.kind !== 'container' || f.data.container.restartCount === null) continue;
+    out.set(key(f.data.container.host, f.data.container.container), f.data.container.restartCount);
+  }
+  return out;
+}
+
+/** Why docker gave no usable output, or null when it exited 0. */
+function failure(r: CommandResult, ctx: Ctx): Failure | null {
+  const { env, host } = ctx;
+  switch (r.code) {
+    case 'ok':
+      return null;
+    case 'timeout':
+      return { status: 'unknown', reason: 'timeout', detail: `no answer within ${env.timeoutMs} ms (killed)` };
+    case 'stopped':
+      return { status: 'unknown', reason: 'stopped', detail: 'stopped before an answer (cancelled)' };
+    case 'not_found':
+      return { status: 'unknown', reason: 'tool_missing', detail: 'ssh not found on PATH' };
+    case 'too_large':
+      return { status: 'unknown', reason: 'too_large', detail: `docker answered over ${fmtInt(Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES))} bytes: cut, not read` };
+    case 'killed':
+      return { status: 'unknown', reason: 'tool_failed', detail: `docker was killed by ${r.signal ?? 'a signal'}` };
+    default:
+      break;
+  }
+  const err = clean(firstLine(r.stderr));
+  const said = cut(clean(firstSentence(err || firstLine(r.stdout))), 160);
+  if (r.exitCode === 255 && isSshFailure(r)) {
+    const refused = /permission denied|host key verification failed|too many authentication/i.test(err);
+    return { status: refused ? 'unknown' : 'down', reason: refused ? 'ssh_refused' : 'unreachable', detail: `ssh to ${host.host.ssh} failed: ${cut(err, 160) || 'exit 255'}` };
+  }
+  if (r.exitCode === 127) return { status: 'unknown', reason: 'tool_missing', detail: `docker not found on PATH on ${host.name}${said ? ` (${said})` : ''}` };
+  if (/permission denied.*docker|docker.*permission denied/i.test(r.stderr)) {
+    return { status: 'unknown', reason: 'no_permission', detail: `the ssh user may not use docker on ${host.name}: ${said}` };
+  }
+  if (/cannot connect to the docker daemon/i.test(r.stderr)) return { status: 'unknown', reason: 'tool_failed', detail: `docker daemon not reachable on ${host.name}: ${said}` };
+  return { status: 'unknown', reason: 'tool_failed', detail: `docker exited ${r.exitCode ?? r.code}${said ? `: ${said}` : ''}` };
+}
+
+/** ssh itself exits 255; so could the remote tool. Only ssh's own words, or silence, mean ssh. */
+function isSshFailure(r: CommandResult): boolean {
+  if (/^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied \(|host key verification failed/im.test(r.stderr)) return true;
+  return r.stdout.trim() === '' && !/docker/i.test(r.stderr);
+}
+
+function first60(s: string): string {
+  const one = clean(s.slice(0, 4096)).replace(/\s+/g, ' ').trim();
+  return one === '' ? '(nothing)' : JSON.stringify(one.length > 60 ? one.slice(0, 60) : one);
+}
