@@ -70,8 +70,8 @@ test('piped output streams plain lines, then the report with how it was measured
   const text = o.out();
   assert.ok(!text.includes('\x1b['), 'no escape codes when piped');
   assert.match(text, /^ok {3}gpu {6}fv-ml1 GPU\d/m);
-  assert.match(text, /^DRILL fleet "drill": every figure in this report comes from loopback stand-ins, not from the real fleet\nOK fv: all 4 checks up$/m);
-  assert.match(text, /4 findings: 4 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
+  assert.match(text, /^DRILL fleet "drill": every figure in this report comes from loopback stand-ins, not from the real fleet\nOK fv: all 12 checks up$/m);
+  assert.match(text, /12 findings: 12 up, 0 down, 0 degraded, 0 unknown — measured in \d+ ms/);
   assert.equal(text.match(/fv-ml1 GPU0 /g)?.length, 1, 'each finding once when piped');
 });
 
@@ -95,7 +95,7 @@ test('a fleet that is not a drill gets no DRILL mark', async () => {
   const o = io(false);
   await runCli(['--inventory', file, 'probe', 'fv', '--only', 'gpus'], o);
   assert.doesNotMatch(o.out(), /DRILL/);
-  assert.match(o.out(), /^OK fv: all 4 checks up$/m);
+  assert.match(o.out(), /^OK fv: all 12 checks up$/m);
   const j = io(false);
   await runCli(['--inventory', file, 'probe', 'fv', '--only', 'gpus', '--json'], j);
   assert.equal((JSON.parse(j.out()) as { drill: boolean }).drill, false);
@@ -118,8 +118,8 @@ test('on a TTY a progress line is rewritten under the streamed findings', async 
   const o = io(true);
   // --all: up rows are folded into counts otherwise, and these bars belong to GPUs that are up.
   await runCli(['--inventory', inventory, 'probe', 'fv', '--only', 'gpus', '--all'], o);
-  assert.match(o.out(), /probing fv: 0 of 1 done/);
-  assert.match(o.out(), /\r\x1b\[2Kprobing fv: 1 of 1 done|probing fv: 1 of 1 done/);
+  assert.match(o.out(), /probing fv: 0 of 2 done/);
+  assert.match(o.out(), /\r\x1b\[2Kprobing fv: 2 of 2 done|probing fv: 2 of 2 done/);
   // The full report on a TTY draws a bar per GPU; flash-next's KV-cache budget has its weights on top.
   assert.match(o.out(), /\] used 78,\d{3} · declared 14,336 \+ weights · free 18,943 MiB/);
   assert.match(o.out(), /\] used [\d,]+ · declared 88,098 · free 8,641 MiB/, 'gen 0.45 + coder 0.45 of 97,887 add up');

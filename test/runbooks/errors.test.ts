@@ -157,7 +157,8 @@ test('seat runbook check reports the errors and every runbook that has no file',
     const lines = check.lines.map((l) => l.replace(`${dir}/`, ''));
     assert.equal(lines[0], 'site-dark.md:11: step "first": kind: expected one of probe, check, action, evidence, decision, got "chore"');
     assert.ok(lines.includes('gateway-down.md: missing: the diagnosis proposes "gateway-down" (src/diagnose/runbooks.ts): expected a runbook file for it'), lines.join('\n'));
-    assert.ok(lines.includes('seat-unreachable.md: missing: a person starts by name "seat-unreachable" (src/diagnose/runbooks.ts): expected a runbook file for it'));
+    assert.ok(lines.includes('seat-unreachable.md: missing: the diagnosis proposes "seat-unreachable" (src/diagnose/runbooks.ts): expected a runbook file for it'));
+    assert.ok(lines.includes('kv-cache-boot-race.md: missing: a person starts by name "kv-cache-boot-race" (src/diagnose/runbooks.ts): expected a runbook file for it'));
     assert.ok(!lines.some((l) => l.startsWith('site-dark.md: missing')), 'a file that fails to parse is not also missing');
   });
 });
