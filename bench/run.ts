@@ -1,5 +1,6 @@
 // `npm run bench`: every figure is a ratio against a baseline measured in the same run.
 import { benchAck } from './ack.ts';
+import { benchExport } from './export.ts';
 import { benchJournal } from './journal.ts';
 import { benchProbe } from './probe.ts';
 import { benchStepAck } from './step-ack.ts';
@@ -12,3 +13,5 @@ const step = await benchStepAck();
 for (const l of step.lines) console.log(l);
 const journal = await benchJournal();
 for (const l of journal.lines) console.log(l);
+const exported = await benchExport();
+for (const l of exported.lines) console.log(l);

@@ -1,12 +1,98 @@
-// STUB: replaced by its implementation (issue 11).
+// `seat export [incident] [--format md|html] [-o FILE]`: the incident's postmortem from the journal,
+// checked first (the document carries the chain's head hash, so the journal must verify), written
+// to FILE (mode 0644, never over a directory) or to standard output.
+import { open, stat } from 'node:fs/promises';
 import type { ExportCommand } from '../commands/table.ts';
+import { renderPostmortem } from '../export/index.ts';
 import type { Fleet } from '../inventory/fleet.ts';
+import { openService } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
 export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
-  await Promise.resolve();
-  void cmd;
-  void inventoryPath;
-  io.stderr.write('seat: not built yet\n');
-  return 3;
+  let opened: Awaited<ReturnType<typeof openService>>;
+  try {
+    opened = await openService(fleet, io, inventoryPath);
+  } catch (err) {
+    io.stderr.write(`seat: cannot open the journal: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+    return 3;
+  }
+  const { service, store } = opened;
+  let doc: string;
+  let id: number;
+  let head: string;
+  try {
+    const incident = service.resolve(cmd.incident);
+    if ('error' in incident) {
+      io.stderr.write(`seat: ${incident.error}\n`);
+      return 2;
+    }
+    id = incident.id;
+    // The head printed must be the hash of the last event the document shows: the bot may append
+    // between the read and the verify, so read again until both see the same last event.
+    let view = service.view(id)!;
+    let h: string | undefined;
+    for (let tries = 0; ; tries++) {
+      const verified = store.verify(id);
+      if (!verified.ok) {
+        io.stderr.write(`seat: the journal does not hold for incident #${verified.incident} at event ${verified.seq}: ${verified.why}; not exporting a postmortem that cannot be checked (seat journal verify ${id})\n`);
+        return 1;
+      }
+      h = verified.heads.get(id);
+      if (h === undefined || h === view.events.at(-1)?.hash || tries === 4) break;
+      view = service.view(id)!;
+    }
+    if (!h) {
+      io.stderr.write(`seat: incident #${id} has no events in the journal\n`);
+      return 1;
+    }
+    head = h;
+    doc = renderPostmortem(view, { format: cmd.format, head, now: (io.now ?? (() => new Date()))(), fleet });
+  } finally {
+    store.close();
+  }
+  if (cmd.output === undefined) {
+    io.stdout.write(doc);
+    return 0;
+  }
+  const wrote = await writeDocument(cmd.output, doc);
+  if ('error' in wrote) {
+    io.stderr.write(`seat: ${wrote.error}\n`);
+    return 2;
+  }
+  io.stdout.write(`wrote the postmortem of #${id} to ${cmd.output} (${cmd.format === 'html' ? 'HTML' : 'Markdown'}, ${wrote.bytes.toLocaleString('en-US')} bytes; journal head ${head.slice(0, 12)})\n`);
+  return 0;
+}
+
+/** Writes the file, created with mode 0644 (a postmortem is for sharing); a directory is refused, not written into. */
+export async function writeDocument(path: string, doc: string): Promise<{ bytes: number } | { error: string }> {
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) return { error: `${path} is a directory: name the file to write, not a folder (-o postmortem.md)` };
+    if (!s.isFile()) return { error: `${path} is not a regular file: refusing to write to it` };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { error: `${path}: cannot look at it (${(err as NodeJS.ErrnoException).code ?? String(err)})` };
+  }
+  const bytes = Buffer.from(doc, 'utf8');
+  try {
+    let created = false;
+    let fh;
+    try {
+      fh = await open(path, 'wx', 0o644);
+      created = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      fh = await open(path, 'w');
+    }
+    try {
+      // The umask may have taken bits off: a new postmortem is 0644 as promised.
+      if (created) await fh.chmod(0o644);
+      await fh.writeFile(bytes);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { error: `${path}: cannot write it${code ? ` (${code})` : ''}` };
+  }
+  return { bytes: bytes.length };
 }
