@@ -3,7 +3,7 @@
 // to FILE (mode 0644, never over a directory) or to standard output.
 import { open, stat } from 'node:fs/promises';
 import type { ExportCommand } from '../commands/table.ts';
-import { renderPostmortem } from '../export/index.ts';
+import { exportDocument } from '../export/document.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { openService } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';
@@ -27,26 +27,13 @@ export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet, io: Cli
       return 2;
     }
     id = incident.id;
-    // The head printed must be the hash of the last event the document shows: the bot may append
-    // between the read and the verify, so read again until both see the same last event.
-    let view = service.view(id)!;
-    let h: string | undefined;
-    for (let tries = 0; ; tries++) {
-      const verified = store.verify(id);
-      if (!verified.ok) {
-        io.stderr.write(`seat: the journal does not hold for incident #${verified.incident} at event ${verified.seq}: ${verified.why}; not exporting a postmortem that cannot be checked (seat journal verify ${id})\n`);
-        return 1;
-      }
-      h = verified.heads.get(id);
-      if (h === undefined || h === view.events.at(-1)?.hash || tries === 4) break;
-      view = service.view(id)!;
+    const r = exportDocument(service, id, cmd.format, (io.now ?? (() => new Date()))(), fleet);
+    if (!r.ok) {
+      io.stderr.write(`seat: ${r.error}\n`);
+      return r.code;
     }
-    if (!h) {
-      io.stderr.write(`seat: incident #${id} has no events in the journal\n`);
-      return 1;
-    }
-    head = h;
-    doc = renderPostmortem(view, { format: cmd.format, head, now: (io.now ?? (() => new Date()))(), fleet });
+    head = r.head;
+    doc = r.doc;
   } finally {
     store.close();
   }

@@ -41,3 +41,19 @@ test('site-dark walked through in Slack: every step done, the journal verifies',
   assert.match(JSON.stringify(thread.at(-2)?.blocks ?? thread.at(-1)?.blocks), /Every step of \*site-dark\* is decided|closed by/);
   console.log(`walked ${walked.steps.length} steps, ${walked.events.length} events`);
 });
+
+test('/seat export uploads the postmortem to the incident thread, its head hash the one journal verify gives', async () => {
+  const service = h.seat.incidents!;
+  const incident = service.deps.store.incidents()[0]!;
+  const uploads = h.slack.uploads.length;
+  await h.command(`export ${incident.id}`);
+  await h.seat.idle();
+  const raw = h.slack.uploads.slice(uploads).join('');
+  const verified = service.deps.store.verify(incident.id);
+  assert.ok(verified.ok);
+  assert.match(raw, /# DRILL — Postmortem: /);
+  assert.ok(raw.includes(verified.heads.get(incident.id)!), 'the head hash is in the document');
+  const done = h.slack.calls.filter((c) => c.method === 'files.completeUploadExternal').at(-1);
+  assert.ok(done, 'the upload was completed');
+  assert.equal(String((done.args as { thread_ts?: unknown }).thread_ts), incident.slack!.thread);
+});

@@ -11,6 +11,7 @@ import type { SeatContext, WebClient } from '../../context.ts';
 import { evidenceText, overrideMessage, plain, who } from '../../incident-blocks.ts';
 import { actorOf, conflictText, decideInSlack, ensureThread, guarded, post, postCurrentStep, refreshParent, serviceOf, tellByResponse, type Tell } from '../../incident-flow.ts';
 import { incidentListMessage, journalMessage, runbookListMessage } from '../../journal-blocks.ts';
+import { slackErrorCode } from '../../errors.ts';
 import { esc } from '../../mrkdwn.ts';
 
 export type IncidentVerb = Exclude<SlackCommand, { verb: 'probe' | 'help' }>;
@@ -184,10 +185,30 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       await postOverride(ctx, client, service, i, cmd.request, channel, tell);
       return;
     }
-    case 'export':
+    case 'export': {
+      const i = await pick(cmd.incident);
+      if (!i) return;
+      const { exportDocument } = await import('../../../export/document.ts');
+      const r = exportDocument(service, i.id, cmd.format, service.deps.now(), ctx.fleet);
+      if (!r.ok) return tell(`:x: ${esc(r.error)}`);
+      const t = await thread(i);
+      if (!t) return;
+      try {
+        await client.files.uploadV2({
+          channel_id: t.channel,
+          thread_ts: t.thread,
+          content: r.doc,
+          filename: `postmortem-${i.id}${i.drill ? '-drill' : ''}.${cmd.format}`,
+          title: `${i.drill ? 'DRILL ' : ''}Postmortem #${i.id} (journal head ${r.head.slice(0, 12)})`,
+        });
+      } catch (err) {
+        return tell(`:warning: the postmortem could not be uploaded (${slackErrorCode(err)}): \`seat export ${i.id} --format ${cmd.format} -o FILE\` in a terminal writes it`);
+      }
+      return;
+    }
     case 'diagnose':
-      // Issue 11: handled once their cores exist.
-      await tell(`:x: \`${cmd.verb}\` is not offered in Slack yet`);
+      // A pasted log is read before the grammar (diagnose.ts); `--seat` (docker logs over ssh) is the terminal's.
+      await tell(':x: in Slack, paste the log lines after `/seat diagnose`; `seat diagnose --seat SEAT` reads docker logs from a terminal');
       return;
     default: {
       const unhandled: never = cmd;
