@@ -85,8 +85,13 @@ test('leads with the verdict and the proposed runbook, lists what is not up, fol
   assert.match(text, /:paperclip: Every row \(41 up, folded into counts\) is in the full report attached in the thread\./);
   assert.match(JSON.stringify(view.blocks), /asked by <@U0ONCALL02>/);
   const actions = view.blocks.at(-1);
-  assert.ok(actions?.type === 'actions' && actions.elements[0]?.type === 'button');
-  assert.deepEqual(JSON.parse(actions.elements[0].value ?? ''), req);
+  assert.ok(actions?.type === 'actions');
+  const [start, again] = actions.elements as { type: string; action_id?: string; value?: string; text?: { text: string } }[];
+  assert.equal(start?.action_id, 'seat_runbook_start', 'the proposed runbook is offered first');
+  assert.equal(start?.text?.text, `Start runbook ${report.verdict.runbook}`);
+  assert.deepEqual(JSON.parse(start?.value ?? ''), { runbook: report.verdict.runbook, site: 'fv', title: `fv: ${report.verdict.headline}` });
+  assert.equal(again?.action_id, 'probe_again');
+  assert.deepEqual(JSON.parse(again?.value ?? ''), req);
 });
 
 test('probe text is escaped for mrkdwn; a problem says how it was measured, an inferred one says inferred', () => {
