@@ -10,16 +10,16 @@ import { canonicalReport, type ProbeReport } from '../src/commands/probe.ts';
 import { project } from '../src/incident/engine.ts';
 import { IncidentService } from '../src/incident/service.ts';
 import type { Actor, EventInput } from '../src/incident/types.ts';
-import { chartsOf } from '../src/export/charts.ts';
-import { factsOf } from '../src/export/facts.ts';
-import { CHART_MARKER, toHtml } from '../src/export/html.ts';
-import { renderPostmortem } from '../src/export/index.ts';
-import { renderMarkdown } from '../src/export/markdown.ts';
+import { chartsOf } from '../src/postmortem/charts.ts';
+import { factsOf } from '../src/postmortem/facts.ts';
+import { CHART_MARKER, toHtml } from '../src/postmortem/html.ts';
+import { renderPostmortem } from '../src/postmortem/index.ts';
+import { renderMarkdown } from '../src/postmortem/markdown.ts';
 import { openSqliteJournal } from '../src/journal/sqlite.ts';
 import type { JournalStore } from '../src/journal/store.ts';
 import { loadRunbooks } from '../src/runbooks/load.ts';
 // The scripted incident's report builders: findings made by the probes' own constructors.
-import { backReport, darkReport, examplesFleet } from '../test/export/incident.ts';
+import { backReport, darkReport, examplesFleet } from '../test/postmortem/incident.ts';
 
 const EVENTS = 10_000;
 const RUNS = 7;

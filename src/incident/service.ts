@@ -8,7 +8,6 @@ import { checkStep, GUARDRAILS } from '../guardrails/index.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { JournalStore } from '../journal/store.ts';
 import type { ProbeReport } from '../commands/probe.ts';
-import { canonicalReport } from '../commands/probe.ts';
 import { canonicalJson } from '../probes/canonical.ts';
 import { parseRunbook } from '../runbooks/load.ts';
 import { project, isOpenStep, type IncidentView, type StepView } from './engine.ts';
@@ -205,7 +204,7 @@ export class IncidentService {
     if (spec.kind === 'probe') {
       if (!this.deps.probe) return { ok: false, kind: 'invalid', message: 'this front end cannot run probes' };
       const report = await this.deps.probe(input.site ?? view.incident.site, spec.probe);
-      const stored = this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalReport(report)) as unknown } });
+      const stored = this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
       if (stored.ok) payload.report = stored.event.seq;
       payload.verdict = { status: report.verdict.status, runbook: report.verdict.runbook ?? null };
     }
@@ -272,7 +271,7 @@ export class IncidentService {
 
   /** A probe report run from an incident, stored as evidence. */
   attachReport(id: number, report: ProbeReport, step?: string): JournalEvent | undefined {
-    const r = this.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, ...(step ? { step } : {}), payload: { report: JSON.parse(canonicalReport(report)) as unknown } });
+    const r = this.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, ...(step ? { step } : {}), payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
     return r.ok ? r.event : undefined;
   }
 }

@@ -13,7 +13,7 @@ import type { ExportCommand } from '../../src/commands/table.ts';
 import { EXPORTED_AT, scriptSiteDark, type Scripted } from './incident.ts';
 
 const INVENTORY = fileURLToPath(new URL('../../examples/fleet.yaml', import.meta.url));
-const GOLDEN = fileURLToPath(new URL('../fixtures/export/site-dark.md', import.meta.url));
+const GOLDEN = fileURLToPath(new URL('../fixtures/postmortem/site-dark.md', import.meta.url));
 let s: Scripted;
 
 before(async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeDocument } from '../../src/cli/export.ts';
-import { renderPostmortem } from '../../src/export/index.ts';
+import { renderPostmortem } from '../../src/postmortem/index.ts';
 import { EXPORTED_AT, scriptSiteDark, type Scripted } from './incident.ts';
 import { tableAfter } from './read.ts';
 

@@ -4,12 +4,12 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { renderPostmortem } from '../../src/export/index.ts';
+import { renderPostmortem } from '../../src/postmortem/index.ts';
 import type { IncidentView } from '../../src/incident/engine.ts';
 import { EXPORTED_AT, scriptSiteDark, type Scripted } from './incident.ts';
 import { section } from './read.ts';
 
-const GOLDEN = fileURLToPath(new URL('../fixtures/export/site-dark.md', import.meta.url));
+const GOLDEN = fileURLToPath(new URL('../fixtures/postmortem/site-dark.md', import.meta.url));
 let s: Scripted;
 let view: IncidentView;
 let head: string;
@@ -36,7 +36,7 @@ after(async () => {
 test('the Markdown postmortem of the scripted incident is the golden file, byte for byte', async () => {
   if (process.env.SEAT_UPDATE_GOLDEN === '1') await writeFile(GOLDEN, md);
   const golden = await readFile(GOLDEN, 'utf8');
-  assert.equal(md, golden, 'the export changed: run with SEAT_UPDATE_GOLDEN=1 and read the diff of test/fixtures/export/site-dark.md');
+  assert.equal(md, golden, 'the export changed: run with SEAT_UPDATE_GOLDEN=1 and read the diff of test/fixtures/postmortem/site-dark.md');
 });
 
 test('the same journal and clock give the same bytes', async () => {

@@ -3,7 +3,7 @@
 // report with GPU figures, one per UPS over the incident), a stylesheet that prints.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderPostmortem } from '../../src/export/index.ts';
+import { renderPostmortem } from '../../src/postmortem/index.ts';
 import type { IncidentView } from '../../src/incident/engine.ts';
 import { EXPORTED_AT, scriptSiteDark, type Scripted } from './incident.ts';
 import { tableAfter } from './read.ts';

@@ -2,12 +2,12 @@
 // boundaries, what md() keeps and what it takes out, a head that does not match the view.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blamelessFlags } from '../../src/export/blameless.ts';
-import { md } from '../../src/export/escape.ts';
-import { renderPostmortem } from '../../src/export/index.ts';
+import { blamelessFlags } from '../../src/postmortem/blameless.ts';
+import { md } from '../../src/postmortem/escape.ts';
+import { renderPostmortem } from '../../src/postmortem/index.ts';
 import { project } from '../../src/incident/engine.ts';
 import type { Incident, JournalEvent } from '../../src/incident/types.ts';
-import { duration, offset, utc } from '../../src/export/time.ts';
+import { duration, offset, utc } from '../../src/postmortem/time.ts';
 
 const T0 = '2026-12-03T07:02:00.000Z';
 

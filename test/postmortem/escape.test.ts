@@ -4,8 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Lexer, type Token } from 'marked';
-import { md } from '../../src/export/escape.ts';
-import { renderPostmortem } from '../../src/export/index.ts';
+import { md } from '../../src/postmortem/escape.ts';
+import { renderPostmortem } from '../../src/postmortem/index.ts';
 import { EXPORTED_AT, openJournal, type Journal } from './incident.ts';
 
 const HOSTILE = [
