@@ -3,7 +3,7 @@
 // to FILE (mode 0644, never over a directory) or to standard output.
 import { open, stat } from 'node:fs/promises';
 import type { ExportCommand } from '../commands/table.ts';
-import { exportDocument } from '../export/document.ts';
+import { exportDocument } from '../postmortem/document.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { openService } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';

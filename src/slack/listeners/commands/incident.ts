@@ -188,7 +188,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'export': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const { exportDocument } = await import('../../../export/document.ts');
+      const { exportDocument } = await import('../../../postmortem/document.ts');
       const r = exportDocument(service, i.id, cmd.format, service.deps.now(), ctx.fleet);
       if (!r.ok) return tell(`:x: ${esc(r.error)}`);
       const t = await thread(i);
