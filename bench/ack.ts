@@ -1,85 +1,232 @@
-// Slack ack benchmark: time from a signed slash-command request to its HTTP ack through the real
-// Bolt app, beside a bare node:http server answering the same request, over 1,000 requests each.
+// Slack ack benchmark: `/seat probe` acked while earlier probes run, queue and join, with several
+// clients at once, paired with a bare node:http server answering the same bodies.
+//
+// The probes wait on the network as real ones do: the gateway they ask accepts and never answers,
+// so each lasts its --timeout (plus grace); a ping of 127.0.0.1 rides along in half of them. At
+// most four run (src/slack/probe-queue.ts); an ask for a probe already queued or running in that
+// channel joins it (said on the ack); the rest wait with their place posted.
+//
+// Each round, the same client processes (4; bench/ack-client.mjs, forked once) send their own
+// signed bodies (10 warm-up + 100) back to back, all at once: to one server, then the same bodies
+// to the other; which goes first alternates by round. Each round gives a p50 and a p99 per server
+// over every client's requests after the warm-up, and the paired ratio of the two.
+//
+// On the clock: from a client's write of the request to the end of the HTTP answer, in the
+// client's process (signing off the clock). Off the clock but on the same event loop: what the
+// acks start (probes, queued messages, progress, reports). The bare server lives in the bot's
+// process, so both are timed with the same probes behind them; the Slack Web API stand-in and
+// the silent gateway run in a process of their own, as Slack and the gateway do.
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { Fleet } from '../src/inventory/fleet.ts';
 import { parseInventory } from '../src/inventory/load.ts';
 import { createSeatApp } from '../src/slack/app.ts';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { slashCommandBody, startSlackApi } from '../test/helpers/slack.ts';
+import { slashCommandBody } from '../test/helpers/slack.ts';
 
 const SECRET = 'b1e2n3c4h5s6e7c8r9e0t1a2b3c4d5e6';
-const N = 1000;
+const WARMUP = 10;
+/** Probes of their own (not joined) need another channel or scope: 8 channels × 4 scopes. */
+const CHANNELS = Array.from({ length: 8 }, (_, i) => `C0BENCH0${i}`);
+const SCOPES = ['aliases', 'aliases,power', 'aliases --paid', 'aliases,power --paid'];
+/** How long each probe waits on the gateway that never answers. */
+const PROBE_TIMEOUT_MS = 500;
 
-export async function benchAck(): Promise<{ lines: string[]; p99: number }> {
-  const slack = await startSlackApi();
+export interface AckBenchOptions {
+  rounds?: number;
+  /** Client processes sending at once. */
+  clients?: number;
+  /** Requests per client per series, after its warm-up. */
+  perClient?: number;
+}
+
+export async function benchAck(o: AckBenchOptions = {}): Promise<{ lines: string[]; p99: number }> {
+  const { rounds: ROUNDS = 8, clients: CLIENTS = 4, perClient: PER_CLIENT = 100 } = o;
+  const slack = await slackInItsOwnProcess();
   const r = parseInventory(`
-oncall: { users: [U0ONCALL01], channels: [C0INCIDENT] }
-gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: SEAT_BENCH_KEY } } }
+oncall: { users: [U0ONCALL01], channels: [${CHANNELS.join(', ')}] }
+gateway: { baseUrl: ${slack.gateway}, keys: { admin: { env: SEAT_BENCH_KEY } } }
 sites: { fv: { hosts: { fv-ml1: { address: 127.0.0.1, gpuVendor: none } } } }
+aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
 `);
   if (!r.ok) throw new Error(r.errors.join('\n'));
   const seat = createSeatApp({
     fleet: new Fleet(r.value),
     config: { botToken: 'xoxb-bench-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
+    probeDeps: { env: { SEAT_BENCH_KEY: 'sk-bench-0123456789' } },
     logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} },
   });
   const port = await seat.start();
   const bare = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"response_type":"ephemeral","text":"ok"}');
+      res.writeHead(200);
+      res.end();
     });
   });
   await new Promise<void>((res) => bare.listen(0, '127.0.0.1', () => res()));
-  const barePort = (bare.address() as AddressInfo).port;
-  // `help` is answered in the ack itself; `probe fv` (an unknown-site usage error here would not
-  // exercise the ack-then-work path) is measured separately with fewer requests.
-  const body = slashCommandBody({ text: 'help', responseUrl: `${slack.base}/response/bench` });
+  const urls = { bolt: `http://127.0.0.1:${port}/slack/events`, bare: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/slack/events` };
+  const clients = Array.from({ length: CLIENTS }, () => fork(fileURLToPath(new URL('./ack-client.mjs', import.meta.url)), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+  const rounds: { bolt: Pcts; bare: Pcts }[] = [];
+  // What the acks were answered behind: probes running and waiting, sampled during Bolt's series.
+  const behind = { running: [] as number[], waiting: [] as number[] };
+  let joinedOnAck = 0;
   try {
-    const boltUrl = `http://127.0.0.1:${port}/slack/events`;
-    const bolt = await series({ url: boltUrl, body, n: N });
-    const base = await series({ url: `http://127.0.0.1:${barePort}/slack/events`, body, n: N });
-    const probeBody = slashCommandBody({ text: 'probe fv --only power --timeout 200', responseUrl: `${slack.base}/response/bench` });
-    // Paced so each probe (three pings and four Slack calls) is done before the next request; then back to back.
-    const probeIdle = await series({ url: boltUrl, body: probeBody, n: 300, gapMs: 60 });
+    for (let round = 0; round < ROUNDS; round++) {
+      const bodies = clients.map((_, c) => roundBodies(round, c, WARMUP + PER_CLIENT, `${slack.base}/response/bench`));
+      const got: Partial<Record<'bolt' | 'bare', Pcts>> = {};
+      for (const target of round % 2 === 0 ? (['bolt', 'bare'] as const) : (['bare', 'bolt'] as const)) {
+        const sample = target === 'bolt' ? setInterval(() => {
+          const n = seat.probes.counts();
+          behind.running.push(n.running);
+          behind.waiting.push(n.waiting);
+        }, 20) : undefined;
+        try {
+          const answers = await Promise.all(clients.map((c, i) => ask(c, { url: urls[target], secret: SECRET, bodies: bodies[i]!, warmup: WARMUP })));
+          got[target] = pcts(answers.flatMap((a) => a.ms));
+          // Bolt answers a joined probe on the ack itself; a probe of its own is acked with nothing.
+          if (target === 'bolt') joinedOnAck += answers.reduce((n, a) => n + a.said, 0);
+        } finally {
+          clearInterval(sample);
+        }
+      }
+      rounds.push({ bolt: got.bolt!, bare: got.bare! });
+    }
     await seat.idle();
-    const probe = await series({ url: boltUrl, body: probeBody, n: 200 });
-    await seat.idle();
-    const [bp50, bp99] = [pct(bolt, 50), pct(bolt, 99)];
-    const [hp50, hp99] = [pct(base, 50), pct(base, 99)];
+    const seen = await slack.counts();
+    const s = (f: (x: { bolt: Pcts; bare: Pcts }) => number): string => spread(rounds.map(f));
+    const boltP99 = median(rounds.map((x) => x.bolt.p99));
+    const asks = ROUNDS * CLIENTS * (WARMUP + PER_CLIENT);
     return {
-      p99: bp99,
+      p99: boltP99,
       lines: [
-        `ack: Bolt /seat help   p50 ${bp50.toFixed(2)} ms  p99 ${bp99.toFixed(2)} ms over ${N} signed requests`,
-        `ack: bare node:http    p50 ${hp50.toFixed(2)} ms  p99 ${hp99.toFixed(2)} ms  → Bolt is ${(bp50 / hp50).toFixed(2)}x (p50), ${(bp99 / hp99).toFixed(2)}x (p99) the baseline`,
-        `ack: Bolt /seat probe  p50 ${pct(probeIdle, 50).toFixed(2)} ms  p99 ${pct(probeIdle, 99).toFixed(2)} ms over 300, paced 60 ms apart (acked before the probe runs; target p99 < 10 ms)`,
-        `ack: Bolt /seat probe  p50 ${pct(probe, 50).toFixed(2)} ms  p99 ${pct(probe, 99).toFixed(2)} ms over 200 back to back, earlier probes still running (Slack allows 3,000 ms)`,
+        `ack: /seat probe under load: ${ROUNDS} rounds, each ${CLIENTS} client processes at once × ${PER_CLIENT} signed requests back to back (+${WARMUP} warm-up), Bolt and bare node:http in turn on the same bodies (${availableParallelism()} CPUs)`,
+        `ack: on the clock: a client's request to the end of its HTTP answer (client's process); behind both servers, in the bot's process: the probes the acks start, each waiting ${PROBE_TIMEOUT_MS} ms on a gateway that never answers; Slack's stand-in in its own process`,
+        `ack: Bolt /seat probe  p50 ${s((x) => x.bolt.p50)} ms  p99 ${s((x) => x.bolt.p99)} ms (min/median/max over rounds; target p99 < 10 ms: ${boltP99 < 10 ? 'met' : 'NOT met'} at the median)`,
+        `ack: bare node:http    p50 ${s((x) => x.bare.p50)} ms  p99 ${s((x) => x.bare.p99)} ms`,
+        `ack: Bolt / bare, paired by round  p50 ${s((x) => x.bolt.p50 / x.bare.p50)}x  p99 ${s((x) => x.bolt.p99 / x.bare.p99)}x`,
+        `ack: behind Bolt's acks: probes running ${range(behind.running)} (at most ${seat.probes.limit} at once), waiting ${range(behind.waiting)}; of ${asks} asks, ${seen.started} probes ran (${seen.queued} waited with their place posted), ${joinedOnAck + seen.joined} joined one queued or running (${joinedOnAck} told so on the ack); ${seen.finals} reports delivered`,
       ],
     };
   } finally {
+    for (const c of clients) c.disconnect();
     await seat.stop();
     await new Promise<void>((res) => bare.close(() => res()));
     await slack.close();
   }
 }
 
-/** Runs the client in its own process, as Slack is: the server's post-ack work is not on its clock. */
-async function series(o: { url: string; body: string; n: number; gapMs?: number }): Promise<number[]> {
-  const client = fileURLToPath(new URL('./ack-client.mjs', import.meta.url));
-  const child = spawn(process.execPath, [client], {
-    env: { ...process.env, SEAT_ACK_BENCH: JSON.stringify({ ...o, secret: SECRET, warmup: 50, gapMs: o.gapMs ?? 0 }) },
-    stdio: ['ignore', 'pipe', 'inherit'],
+/** One client's bodies for a round: its own trigger ids, channels and scopes taken in turn. */
+function roundBodies(round: number, client: number, count: number, responseUrl: string): string[] {
+  return Array.from({ length: count }, (_, i) =>
+    slashCommandBody({
+      text: `probe fv --only ${SCOPES[(i + client) % SCOPES.length]} --timeout ${PROBE_TIMEOUT_MS}`,
+      channel: CHANNELS[(i * 3 + client) % CHANNELS.length],
+      responseUrl,
+      triggerId: `bench.${round}.${client}.${i}`,
+    }),
+  );
+}
+
+/** One series from one client: its latencies after the warm-up, and how many answers said something. */
+function ask(child: ChildProcess, job: { url: string; secret: string; bodies: string[]; warmup: number }): Promise<{ ms: number[]; said: number }> {
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { ms?: number[]; said?: number; error?: string }) => (m.ms ? resolve({ ms: m.ms, said: m.said ?? 0 }) : reject(new Error(`ack bench client: ${m.error}`))));
+    child.send(job);
   });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`ack bench client exited ${code}`);
-  return JSON.parse(out) as number[];
+}
+
+/**
+ * The recording Slack Web API stand-in (test/helpers/slack.ts) in a child process, its answers
+ * off the bot's event loop, and beside it a gateway that accepts and never answers. It says what
+ * Slack was asked when asked.
+ */
+async function slackInItsOwnProcess(): Promise<{ url: string; base: string; gateway: string; counts(): Promise<Seen>; close(): Promise<void> }> {
+  const helper = new URL('../test/helpers/slack.ts', import.meta.url).href;
+  const code = `
+    const { createServer } = await import('node:net');
+    const { startSlackApi } = await import(${JSON.stringify(helper)});
+    const slack = await startSlackApi();
+    const held = new Set();
+    const silent = createServer((socket) => {
+      held.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => held.delete(socket));
+    });
+    await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    process.send({ url: slack.url, base: slack.base, gateway: 'http://127.0.0.1:' + silent.address().port });
+    process.on('message', async (m) => {
+      if (m !== 'counts') return;
+      const said = (method, re) => slack.calls.filter((c) => c.method === method && re.test(String(c.args.text))).length;
+      process.send({
+        started: said('chat.postMessage', /^probing /) + said('chat.update', /^probing .*: 0 of/),
+        queued: said('chat.postMessage', /^queued: /),
+        joined: slack.responses.filter((r) => /^:link: /.test(String(r.body.text))).length,
+        finals: said('chat.update', /^(DRILL )?(OK|DEGRADED|DOWN) /),
+      });
+    });
+    process.on('disconnect', () => {
+      for (const s of held) s.destroy();
+      silent.close();
+      slack.close().then(() => process.exit(0));
+    });
+  `;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const first = await new Promise<{ url: string; base: string; gateway: string }>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as { url: string; base: string; gateway: string }));
+    child.once('exit', (code) => reject(new Error(`the Slack stand-in exited ${code}`)));
+  });
+  return {
+    ...first,
+    counts: () =>
+      new Promise<Seen>((resolve) => {
+        child.once('message', (m) => resolve(m as Seen));
+        child.send('counts');
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.disconnect();
+      }),
+  };
+}
+
+interface Seen {
+  started: number;
+  queued: number;
+  joined: number;
+  finals: number;
+}
+
+interface Pcts {
+  p50: number;
+  p99: number;
+}
+
+function pcts(ms: number[]): Pcts {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: pct(sorted, 50), p99: pct(sorted, 99) };
 }
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length / 2;
+  return s.length % 2 ? s[Math.floor(mid)]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function spread(xs: number[]): string {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return `${sorted[0]!.toFixed(2)}/${median(sorted).toFixed(2)}/${sorted.at(-1)!.toFixed(2)}`;
+}
+
+function range(xs: number[]): string {
+  if (xs.length === 0) return 'not sampled';
+  const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+  return `${Math.min(...xs)}–${Math.max(...xs)} (mean ${mean.toFixed(1)})`;
 }

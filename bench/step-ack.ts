@@ -32,7 +32,6 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
     fleet: new Fleet(inv),
     config: { botToken: 'xoxb-bench-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
     logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} },
-    tokenVerification: false,
     journal: join(dir, 'journal.sqlite'),
   });
   const port = await seat.start();

@@ -1,5 +1,5 @@
 // The Bolt app: built from options (every side effect is one), listeners registered from
-// listeners/, work after the ack tracked so `idle()` can wait for it.
+// listeners/, work after the ack tracked so `idle()` can wait for it, every probe through one queue.
 import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
@@ -12,10 +12,11 @@ import type { JournalStore } from '../journal/store.ts';
 import { PROBE_GROUPS } from '../probes/types.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import type { SlackConfig } from './config.ts';
-import { groupCache, type SeatContext } from './context.ts';
+import { groupCache, type RunProbe, type SeatContext } from './context.ts';
 import { slackErrorCode } from './errors.ts';
 import { fetchSlackFile, type FetchFile } from './evidence-file.ts';
 import { registerListeners } from './listeners/index.ts';
+import { MAX_PROBES_AT_ONCE, probeQueue, type ProbeQueue } from './probe-queue.ts';
 import { replayGuard } from './replay.ts';
 import { sendQueue } from './send-queue.ts';
 
@@ -30,7 +31,7 @@ export interface SeatAppOptions {
   logger?: Logger;
   /** Milliseconds between progress updates of one message (Slack allows about one a second). */
   updateIntervalMs?: number;
-  /** Skip auth.test at start (tests whose Web API stand-in does not need it). */
+  /** Skip auth.test at start (tests whose Web API stand-in does not need it). Bolt then calls auth.test before every event's ack instead: never in the bot. */
   tokenVerification?: boolean;
   /** Waits out Slack's Retry-After (default: a real timer); tests pass one that returns at once. */
   sleep?: (ms: number) => Promise<void>;
@@ -42,6 +43,10 @@ export interface SeatAppOptions {
   runbooks?: ReadonlyMap<string, Runbook>;
   /** Downloads a Slack file with the bot token (default: fetch, to Slack's hosts and SLACK_API_URL's only). */
   fetchFile?: FetchFile;
+  /** Plans and runs one probe (default: commands/probe.ts `runProbe`); tests hold probes with a stand-in. */
+  runProbe?: RunProbe;
+  /** Probes run at once, channel and incident steps together (default MAX_PROBES_AT_ONCE, 4); the rest wait in order. */
+  maxProbes?: number;
 }
 
 export interface SeatApp {
@@ -53,6 +58,8 @@ export interface SeatApp {
   idle(): Promise<void>;
   /** The incident service once started with a journal (tests read its journal). */
   readonly incidents: IncidentService | undefined;
+  /** Every probe the app runs waits its turn here (the ack bench reads how many run and wait). */
+  readonly probes: ProbeQueue;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,6 +80,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     tokenVerificationEnabled: opts.tokenVerification ?? true,
     // auth.test runs in start(), where a bad token becomes a clear error instead of an unhandled rejection.
     deferInitialization: true,
+    // No listener keeps conversation state; Bolt's default store builds an Error per request to say so, before the ack.
+    convoStore: false as const,
   };
   const app =
     config.mode.kind === 'socket'
@@ -88,6 +97,9 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     fleet: opts.fleet,
     log,
     probeDeps: opts.probeDeps,
+    runProbe: opts.runProbe ?? runProbe,
+    probes: probeQueue(opts.maxProbes ?? MAX_PROBES_AT_ONCE),
+    probing: new Map(),
     updateIntervalMs: opts.updateIntervalMs ?? 1000,
     sleep,
     replays: replayGuard({ now }),
@@ -117,7 +129,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       fleet: opts.fleet,
       runbooks,
       now: clock,
-      probe: (site, only) => runProbe(opts.fleet, { site, only: only?.only ?? [...PROBE_GROUPS], timeoutMs: null, paid: false }, ctx.probeDeps ?? {}),
+      // A step's probe waits its turn like any other; the step message already says it is probing.
+      probe: (site, only) => ctx.probes.run(() => ctx.runProbe(opts.fleet, { site, only: only?.only ?? [...PROBE_GROUPS], timeoutMs: null, paid: false }, ctx.probeDeps ?? {})),
     });
   };
   registerListeners(app, ctx);
@@ -150,5 +163,6 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     get incidents() {
       return ctx.incidents instanceof IncidentService ? ctx.incidents : undefined;
     },
+    probes: ctx.probes,
   };
 }

@@ -1,20 +1,36 @@
-// What every listener shares: the fleet, the log, the seams (sleep, clock, probe deps) and the
-// state of the running app (probes in flight, messages being probed into, requests already seen).
+// What every listener shares: the fleet, the log, the seams (sleep, clock, probe deps, the probe
+// runner) and the state of the running app (the probe queue, probes in flight by scope, messages
+// being probed into, requests already seen).
 import type { Logger, webApi } from '@slack/bolt';
-import type { ProbeDeps } from '../commands/probe.ts';
+import type { ProbeDeps, ProbeReport, ProbeRequest } from '../commands/probe.ts';
 import type { IncidentService } from '../incident/service.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { slackErrorCode } from './errors.ts';
 import type { FetchFile } from './evidence-file.ts';
+import type { ProbeQueue } from './probe-queue.ts';
 import type { ReplayGuard } from './replay.ts';
 import type { SendQueue } from './send-queue.ts';
 
 export type WebClient = webApi.WebClient;
 
+/** Plans and runs one probe (commands/probe.ts `runProbe`); tests hold probes with a stand-in. */
+export type RunProbe = (fleet: Fleet, req: ProbeRequest, deps?: ProbeDeps) => Promise<ProbeReport>;
+
+/** A probe queued or running into a channel message: who asked, and whether it has started. */
+export interface ProbeInFlight {
+  askedBy: string;
+  started: boolean;
+}
+
 export interface SeatContext {
   fleet: Fleet;
   log: Logger;
   probeDeps: ProbeDeps | undefined;
+  runProbe: RunProbe;
+  /** Every probe the bot runs goes through it: a bounded number at once, the rest in order. */
+  probes: ProbeQueue;
+  /** Channel probes queued or running, by channel and scope (probe-flow.ts `probeKey`): asked again, one is joined. */
+  probing: Map<string, ProbeInFlight>;
   /** Milliseconds between progress updates of one message. */
   updateIntervalMs: number;
   /** Waits out Slack's Retry-After; tests inject one that returns at once. */

@@ -1,13 +1,17 @@
-// One probe into one channel message: posted when the runner says how many tasks there are
-// ("probing fv: 0 of N"), updated as findings arrive, then replaced by the report (delivery.ts).
+// One probe into one channel message. A probe that has to wait for a slot (probe-queue.ts) posts
+// its place in line ("queued: 2 probes ahead of yours"); when it starts, the runner's start event
+// says how many tasks there are ("probing fv: 0 of N") and the same message shows it; it is
+// updated as findings arrive, then replaced by the report (delivery.ts). The same probe asked again
+// in the same channel while one is queued or running is joined, not run twice.
 import type { RespondFn } from '@slack/bolt';
-import { runProbe, type ProbeReport, type ProbeRequest } from '../commands/probe.ts';
+import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
 import type { Finding } from '../probes/types.ts';
 import { renderProgress, renderReport } from './blocks.ts';
-import type { SeatContext, WebClient } from './context.ts';
-import { ChannelMessage, deliverReport, tell } from './delivery.ts';
+import type { ProbeInFlight, SeatContext, WebClient } from './context.ts';
+import { ChannelMessage, deliverReport, tell, type View } from './delivery.ts';
 import { slackAdvice } from './errors.ts';
 import { esc, section } from './mrkdwn.ts';
+import type { Place } from './probe-queue.ts';
 import { throttle } from './throttle.ts';
 
 export interface ProbeIntoMessage {
@@ -20,39 +24,88 @@ export interface ProbeIntoMessage {
   respond: RespondFn | undefined;
 }
 
+/**
+ * What makes two probes the same: the channel the report lands in, the site and the groups, and
+ * whether paid aliases are exercised. The timeout is left out: the probe already on its way answers
+ * the same question.
+ */
+export function probeKey(channel: string, req: ProbeRequest): string {
+  return JSON.stringify([channel, req.site, [...new Set(req.only)].sort(), req.paid]);
+}
+
+/** What to tell someone whose probe joins one already queued or running in that channel; null: none is. */
+export function joinedReply(ctx: Pick<SeatContext, 'probing'>, channel: string, req: ProbeRequest): string | null {
+  const same = ctx.probing.get(probeKey(channel, req));
+  return same ? joinedText(req, same) : null;
+}
+
 export async function probeIntoMessage(ctx: SeatContext, args: ProbeIntoMessage): Promise<void> {
+  const { channel, req, askedBy } = args;
+  const key = probeKey(channel, req);
+  const same = ctx.probing.get(key);
+  if (same) {
+    await tell({ respond: args.respond, log: ctx.log }, joinedText(req, same));
+    return;
+  }
+  const mine: ProbeInFlight = { askedBy, started: false };
+  ctx.probing.set(key, mine);
+  try {
+    await queuedProbe(ctx, args, mine);
+  } finally {
+    ctx.probing.delete(key);
+  }
+}
+
+async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: ProbeInFlight): Promise<void> {
   const { client, channel, req, askedBy, respond } = args;
   const d = { client, log: ctx.log, sleep: ctx.sleep, respond };
   const msg = new ChannelMessage(client, channel, args.ts, ctx.log);
   const findings: Finding[] = [];
 
-  // The runner's 'start' event carries the task count: the probe is planned once, by the run itself.
+  // Views of the one message, in order: the place in line (if it waits), then "probing … 0 of N".
   let opened: Promise<void> = Promise.resolve();
-  const open = async (total: number): Promise<void> => {
-    const code = await msg.open(renderProgress(req.site, 0, total, [], askedBy), respond !== undefined);
-    if (code) await tell(d, `:warning: could not post in this channel (${code}): ${slackAdvice(code)}.`);
+  let told: string | null = null;
+  const show = (view: View): void => {
+    opened = opened.then(async () => {
+      const code = await msg.open(view, respond !== undefined);
+      if (code && code !== told) {
+        told = code;
+        await tell(d, `:warning: could not post in this channel (${code}): ${slackAdvice(code)}.`);
+      }
+    });
   };
   const progress = throttle<{ done: number; total: number }>(async ({ done, total }) => {
     await opened;
     await msg.update('progress', renderProgress(req.site, done, total, findings, askedBy)).catch(() => false);
   }, ctx.updateIntervalMs);
 
-  let report: ProbeReport;
-  try {
-    report = await runProbe(ctx.fleet, req, {
-      ...ctx.probeDeps,
-      onEvent: (e) => {
-        if (e.type === 'start') {
-          opened = open(e.total);
-          return;
-        }
-        findings.push(...e.findings);
-        progress.push({ done: e.done, total: e.total });
-      },
-    });
-  } catch (err) {
-    await opened;
-    await progress.flush();
+  // The slot is held while the probe runs, not while Slack takes the report.
+  const outcome = await ctx.probes.run(
+    () =>
+      ctx
+        .runProbe(ctx.fleet, req, {
+          ...ctx.probeDeps,
+          // The runner's 'start' event carries the task count: the probe is planned once, by the run itself.
+          onEvent: (e) => {
+            if (e.type === 'start') {
+              mine.started = true;
+              show(renderProgress(req.site, 0, e.total, [], askedBy));
+              return;
+            }
+            findings.push(...e.findings);
+            progress.push({ done: e.done, total: e.total });
+          },
+        })
+        .then(
+          (report): { report: ProbeReport } => ({ report }),
+          (err: unknown) => ({ err }),
+        ),
+    (place) => show(queuedView(req, place, askedBy)),
+  );
+  await opened;
+  await progress.flush();
+  if ('err' in outcome) {
+    const { err } = outcome;
     const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
     ctx.log.error(`probe of ${req.site} failed: ${why}`);
     const text = `:x: the probe of ${esc(req.site)} could not finish (${esc(why)}); run \`seat probe ${esc(req.site)}\` in a terminal`;
@@ -60,7 +113,18 @@ export async function probeIntoMessage(ctx: SeatContext, args: ProbeIntoMessage)
     if (!posted) await tell(d, text);
     return;
   }
-  await opened;
-  await progress.flush();
-  await deliverReport(d, msg, report, renderReport(report, req, askedBy), req, askedBy);
+  await deliverReport(d, msg, outcome.report, renderReport(outcome.report, req, askedBy), req, askedBy);
+}
+
+const scopeOf = (req: ProbeRequest): string => `${esc(req.site)} (${req.only.join(', ')}${req.paid ? ', paid' : ''})`;
+
+/** The message that will become the report, while the probe waits for a slot. */
+export function queuedView(req: ProbeRequest, place: Place, askedBy: string): View {
+  const ahead = place.ahead === 0 ? 'next to start' : `${place.ahead} probe${place.ahead === 1 ? '' : 's'} ahead of yours`;
+  const text = `queued: ${ahead} (probe of ${scopeOf(req)}; ${place.running} running, at most ${place.limit} at once)`;
+  return { text, blocks: [section(`:hourglass: *${text}*  (asked by <@${askedBy}>)`)] };
+}
+
+function joinedText(req: ProbeRequest, same: ProbeInFlight): string {
+  return `:link: a probe of ${scopeOf(req)} asked by <@${same.askedBy}> is already ${same.started ? 'running' : 'queued'} in this channel: its message will carry the report, so it is not run twice`;
 }

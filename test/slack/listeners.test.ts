@@ -6,6 +6,7 @@ import type { Logger, RespondArguments, SlackCommandMiddlewareArgs } from '@slac
 import type { SeatContext, WebClient } from '../../src/slack/context.ts';
 import { probeAgain, type ProbeAgainArgs } from '../../src/slack/listeners/actions/probe-again.ts';
 import { seatCommand } from '../../src/slack/listeners/commands/seat.ts';
+import { probeQueue } from '../../src/slack/probe-queue.ts';
 import { replayGuard } from '../../src/slack/replay.ts';
 import { exampleFleet } from '../helpers/findings.ts';
 
@@ -22,6 +23,9 @@ function fakes() {
     fleet,
     log: logger,
     probeDeps: undefined,
+    runProbe: () => Promise.reject(new Error('no probe starts in these fakes')),
+    probes: probeQueue(),
+    probing: new Map(),
     updateIntervalMs: 1000,
     sleep: async () => {},
     replays: replayGuard(),

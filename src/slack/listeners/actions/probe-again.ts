@@ -1,5 +1,6 @@
 // The Probe again button: re-runs the probe the button carries into the same message, and says
-// who asked. A double click runs one probe; a replayed click runs none.
+// who asked. It waits its turn in the same probe queue as /seat probe (probe-flow.ts), its place
+// shown in the clicked message. A double click runs one probe; a replayed click runs none.
 import type { SlackActionMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
 import { PROBE_GROUPS } from '../../../probes/types.ts';

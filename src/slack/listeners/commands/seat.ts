@@ -1,9 +1,10 @@
 // `/seat …`: acked at once (a refusal or usage rides on the ack); the probe, or the incident verb, runs after the ack.
+// A probe waits its turn in the bot's probe queue (probe-flow.ts): nothing on the ack's path waits for it.
 import type { SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { ProbeRequest } from '../../../commands/probe.ts';
 import { channelAllowed, userAllowed } from '../../authz.ts';
 import type { SeatContext, WebClient } from '../../context.ts';
-import { probeIntoMessage } from '../../probe-flow.ts';
+import { joinedReply, probeIntoMessage } from '../../probe-flow.ts';
 import { parseSlackText } from '../../text.ts';
 import { diagnosePaste, pastedLog } from './diagnose.ts';
 import { incidentCommand } from './incident.ts';
@@ -46,8 +47,11 @@ export async function seatCommand({ command, ack, respond, client }: SeatCommand
     const who = await userAllowed(inv, command.user_id, {});
     return ack({ response_type: 'ephemeral', text: `:no_entry: ${who.ok ? '' : who.reason}` });
   }
-  await ack();
   const req: ProbeRequest = { site: cmd.site, only: cmd.only, timeoutMs: cmd.timeoutMs, paid: cmd.paid };
+  // The same probe already queued or running here: joined, and said on the ack (no Slack call after it).
+  const joined = quick ? joinedReply(ctx, command.channel_id, req) : null;
+  if (joined) return ack({ response_type: 'ephemeral', text: joined });
+  await ack();
   ctx.track(
     (async () => {
       if (!quick) {
