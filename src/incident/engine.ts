@@ -53,6 +53,23 @@ export interface IncidentView {
   events: readonly JournalEvent[];
 }
 
+/** Pinned runbooks parsed once per text (by sha256): every view of every click would parse it again. */
+const PARSED = new Map<string, Runbook>();
+const MAX_PARSED = 64;
+
+function pinnedRunbook(sha256: string, text: string, file: string): Runbook | null {
+  const hit = PARSED.get(sha256);
+  if (hit) return hit;
+  const parsed = parseRunbook(text, file);
+  if (!parsed.ok) return null;
+  // Kept only under its own hash: a text edited in the journal by hand is parsed each time (and verify names it).
+  if (parsed.runbook.sha256 === sha256) {
+    if (PARSED.size >= MAX_PARSED) PARSED.delete(PARSED.keys().next().value!);
+    PARSED.set(sha256, parsed.runbook);
+  }
+  return parsed.runbook;
+}
+
 export function project(incident: Incident, events: readonly JournalEvent[]): IncidentView {
   let pin: Pin | undefined;
   const steps = new Map<string, StepView>();
@@ -62,13 +79,13 @@ export function project(incident: Incident, events: readonly JournalEvent[]): In
     const p = e.payload;
     switch (e.kind) {
       case 'runbook.pinned': {
-        const parsed = parseRunbook(String(p.text ?? ''), String(p.file ?? ''));
-        if (!parsed.ok) break; // it parsed when pinned; a journal edited by hand is verify's to name
-        pin = { runbook: String(p.runbook), sha256: String(p.sha256), file: String(p.file), seq: e.seq, spec: parsed.runbook };
+        const runbook = pinnedRunbook(String(p.sha256), String(p.text ?? ''), String(p.file ?? ''));
+        if (!runbook) break; // it parsed when pinned; a journal edited by hand is verify's to name
+        pin = { runbook: String(p.runbook), sha256: String(p.sha256), file: String(p.file), seq: e.seq, spec: runbook };
         // A re-pin keeps what was decided on steps that still exist; new steps start pending.
         const before = new Map(steps);
         steps.clear();
-        for (const spec of parsed.runbook.steps) {
+        for (const spec of runbook.steps) {
           const old = before.get(spec.id);
           steps.set(spec.id, old ? { ...old, spec } : { spec, state: { state: 'pending' }, version: 0, evidence: [] });
         }
