@@ -84,7 +84,7 @@ ${Object.keys(aliases).map((a) => `  ${a}: { kind: chat, backend: { name: bench,
         `probe: concurrent ${ms(concurrent)}  lower bound ${ms(bound)} (the ${TIMEOUT_MS} ms timeout of the hanging aliases)  → ${ratio.toFixed(3)}x the bound (target ≤ 1.05x)`,
         `probe: last to finish: ${slowest.join(', ')}`,
         `probe: serial     ${ms(serial)}  → ${(serial / bound).toFixed(2)}x the bound; concurrent is ${(serial / concurrent).toFixed(1)}x faster`,
-        `probe: CLI peak RSS ${(rss / 1024).toFixed(1)} MB for \`seat probe fv\` on this fleet (target < 120 MB)`,
+        `probe: CLI peak RSS ${(rss / 1024).toFixed(1)} MiB for \`seat probe fv\` on this fleet (getrusage maxRSS, KiB / 1,024; target < 100 MiB; min/median/max in probe-cli below)`,
       ],
     };
   } finally {

@@ -3,36 +3,58 @@
 import type { ProbeCommand } from '../commands/parse.ts';
 import { exitCodeFor, reportJson, runProbe } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
-import { findingLine, progressLine, renderReport } from './render.ts';
+import type { RunEvent } from '../probes/runner.ts';
 import type { CliIo, ExitCode } from './run.ts';
+
+type Render = typeof import('./render.ts');
 
 export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo): Promise<ExitCode> {
   const tty = io.stdout.isTTY === true && !command.json;
   const colour = tty && !io.env.NO_COLOR;
   let bad = 0;
-  const report = await runProbe(fleet, command, {
+  // The text renderer is loaded while the probes wait on the network, not before the first request
+  // (and not at all for --json): events that come before it are held and shown in order once it is in.
+  let render: Render | null = null;
+  const held: RunEvent[] = [];
+  const show = (r: Render, e: RunEvent): void => {
+    if (e.type === 'start') {
+      if (tty) io.stdout.write(r.progressLine(command.site, 0, e.total, 0));
+      return;
+    }
+    const problems = e.findings.filter((f) => f.status !== 'up');
+    bad += problems.filter((f) => f.status !== 'unknown').length;
+    if (tty) {
+      // Problems stream above a rewritten status line; the full report follows at the end.
+      const lines = problems.map((f) => `${r.findingLine(f, { colour })}\n`).join('');
+      io.stdout.write(`\r\x1b[2K${lines}${r.progressLine(command.site, e.done, e.total, bad)}`);
+    } else if (e.findings.length > 0) {
+      // Piped: every finding once, as a plain line, as it arrives; then only the verdict.
+      io.stdout.write(`${e.findings.map((f) => r.findingLine(f, { colour: false })).join('\n')}\n`);
+    }
+  };
+  const running = runProbe(fleet, command, {
     ...io.probeDeps,
     onEvent: (e) => {
       if (command.json) return;
-      if (e.type === 'start') {
-        if (tty) io.stdout.write(progressLine(command.site, 0, e.total, 0));
-        return;
-      }
-      const problems = e.findings.filter((f) => f.status !== 'up');
-      bad += problems.filter((f) => f.status !== 'unknown').length;
-      if (tty) {
-        // Problems stream above a rewritten status line; the full report follows at the end.
-        const lines = problems.map((f) => `${findingLine(f, { colour })}\n`).join('');
-        io.stdout.write(`\r\x1b[2K${lines}${progressLine(command.site, e.done, e.total, bad)}`);
-      } else if (e.findings.length > 0) {
-        // Piped: every finding once, as a plain line, as it arrives; then only the verdict.
-        io.stdout.write(`${e.findings.map((f) => findingLine(f, { colour: false })).join('\n')}\n`);
-      }
+      if (render) show(render, e);
+      else held.push(e);
     },
   });
-  if (command.json) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+  const loading = command.json
+    ? null
+    : import('./render.ts').then((r) => {
+        render = r;
+        for (const e of held.splice(0)) show(r, e);
+        return r;
+      });
+  // Either may fail; neither is left unobserved.
+  const [settled, loaded] = await Promise.allSettled([running, loading]);
+  if (settled.status === 'rejected') throw settled.reason;
+  if (loaded.status === 'rejected') throw loaded.reason;
+  const report = settled.value;
+  if (command.json || !loaded.value) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
   else {
-    io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
+    io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${loaded.value.renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
   }
   return exitCodeFor(report);
 }

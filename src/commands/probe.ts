@@ -1,15 +1,16 @@
 // Executes `probe <site|all>`: plans every probe of the scope, runs them at once, diagnoses.
 import { performance } from 'node:perf_hooks';
 import type { Fleet } from '../inventory/fleet.ts';
-import { decide, summarize, type Summary, type Verdict } from '../diagnose/verdict.ts';
+import type { Summary, Verdict } from '../diagnose/verdict.ts';
 import { SCHEMA_VERSION, canonicalJson } from '../probes/canonical.ts';
 import { createReaper } from '../probes/edge/exec.ts';
+import { createHttpPool, type HttpTransport } from '../probes/edge/transport.ts';
 import { planGatewayTasks } from '../probes/gateway.ts';
 import { planGpuTasks } from '../probes/gpu.ts';
 import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
 import { planPowerTasks } from '../probes/power.ts';
-import { runTasks, type RunEvent, type SetTimer } from '../probes/runner.ts';
-import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
+import { planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
+import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper, Subject } from '../probes/types.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -44,7 +45,9 @@ export interface ProbeReport {
 }
 
 export interface ProbeDeps {
-  fetch?: typeof fetch;
+  /** The HTTP client (default: keep-alive pools per origin, sized by the inventory's concurrency,
+   * made for the run and closed after it). A test shapes answers with fetchTransport(fetch). */
+  http?: HttpTransport;
   env?: NodeJS.ProcessEnv;
   pathPrefix?: string[];
   pingCommand?: string[];
@@ -68,12 +71,22 @@ const PLANNERS: Record<ProbeGroup, Planner> = {
   power: planPowerTasks,
 };
 
-export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): { tasks: ProbeTask[]; sites: string[]; env: ProbeEnv; deadlineMs: number } {
+export interface ProbePlan {
+  tasks: ProbeTask[];
+  sites: string[];
+  env: ProbeEnv;
+  deadlineMs: number;
+  /** Drops the connections the plan's own HTTP pool holds (none when deps.http was given). */
+  close(): void;
+}
+
+export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): ProbePlan {
   const settings = fleet.inventory.settings;
   const sites = req.site === 'all' ? fleet.siteNames : [req.site];
   const timeoutMs = req.timeoutMs ?? settings.probeTimeoutMs;
+  const pool = deps.http ? null : createHttpPool({ maxSockets: settings.concurrency });
   const env: ProbeEnv = {
-    fetch: deps.fetch ?? fetch,
+    http: deps.http ?? pool!.transport,
     env: deps.env ?? process.env,
     ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}),
     ...(deps.pingCommand ? { pingCommand: deps.pingCommand } : {}),
@@ -86,29 +99,83 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
     maxBodyBytes: MAX_BODY_BYTES,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   };
-  // Quick, few and vital first: if hanging targets ever fill every slot, the UPS and BMC were already asked.
-  const order: ProbeGroup[] = ['power', 'gpus', 'aliases'];
-  const tasks = order.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { previous: deps.previousFindings }));
-  // One deadline over the whole run; never shorter than one probe's timeout plus a breath.
-  const deadlineMs = Math.max(settings.deadlineMs, timeoutMs + 500);
-  return { tasks, sites, env, deadlineMs };
+  const groups: ProbeGroup[] = ['power', 'gpus', 'aliases'];
+  const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { previous: deps.previousFindings }));
+  // Not the inventory's order: what everything waits on and what is vital first, then sites and kinds
+  // taken in turn, so a dark site's hanging targets never fill every slot while the rest queue behind.
+  const slow = slowTargets(deps.previousFindings);
+  const tasks = startOrder(planned, (t) => taskSite(fleet, t), (t) => slow.has(targetKey(t.subject)));
+  // One deadline over the whole run, from the plan: a fleet of 10,000 aliases must not turn a hanging
+  // target's "down at its timeout" into "not started" because a fixed deadline ran out first.
+  const deadlineMs = Math.max(settings.deadlineMs, planDeadline(tasks, settings.concurrency));
+  return { tasks, sites, env, deadlineMs, close: () => pool?.close() };
+}
+
+/** Why a finding says its target cost its timeout (or never got to answer): a slow risk next time. */
+const SLOW: ReadonlySet<string> = new Set(['timeout', 'deadline', 'not_started']);
+
+function slowTargets(previous: readonly Finding[] | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const f of previous ?? []) if (f.reason !== undefined && SLOW.has(f.reason)) out.add(targetKey(f.subject));
+  return out;
+}
+
+/** One key for a task and the findings it yields: an alias, a seat, a key's listing, a host's GPUs or
+ * containers, a UPS, an address. */
+export function targetKey(s: Subject): string {
+  switch (s.kind) {
+    case 'alias':
+      return `alias:${s.name}`;
+    case 'seat':
+      return `seat:${s.name}`;
+    case 'gateway':
+      return `gateway:${s.key}`;
+    case 'gpu':
+    case 'gpu-host':
+      return `gpu:${s.host}`;
+    case 'container':
+      return `container:${s.host}`;
+    case 'ups':
+      return `ups:${s.site}:${s.ups}`;
+    case 'address':
+      return `address:${s.site}:${s.role}:${s.name}`;
+  }
+}
+
+/** The site a task's target is at; an alias is at its seats' site (none for an outside backend). */
+function taskSite(fleet: Fleet, t: ProbeTask): string {
+  if (t.site !== undefined) return t.site;
+  if (t.subject.kind === 'alias') return fleet.aliases.get(t.subject.name)?.seats[0]?.host.site ?? '';
+  return '';
 }
 
 export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): Promise<ProbeReport> {
   const clock = deps.clock ?? (() => new Date());
   const monotonic = deps.monotonic ?? (() => performance.now());
-  const { tasks, sites, env, deadlineMs } = planProbe(fleet, req, deps);
+  const plan = planProbe(fleet, req, deps);
+  const { tasks, sites, env, deadlineMs } = plan;
   const startedAt = clock();
   const t0 = monotonic();
-  const { findings } = await runTasks(tasks, {
-    concurrency: fleet.inventory.settings.concurrency,
-    deadlineMs,
-    ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
-    ...(deps.signal ? { signal: deps.signal } : {}),
-    ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
-    clock,
-  });
+  let findings: Finding[];
+  // The diagnosis is loaded while the probes wait on the network, not before the first request.
+  let diagnosis: Promise<typeof import('../diagnose/verdict.ts')>;
+  try {
+    const run = runTasks(tasks, {
+      concurrency: fleet.inventory.settings.concurrency,
+      deadlineMs,
+      ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
+      clock,
+    });
+    diagnosis = import('../diagnose/verdict.ts');
+    setImmediate(collator);
+    ({ findings } = await run);
+  } finally {
+    plan.close();
+  }
   const durationMs = Math.round(monotonic() - t0);
+  const { decide, summarize } = await diagnosis;
   const ordered = sortFindings(findings);
   const summary = summarize(fleet, ordered, sites);
   return {
@@ -131,13 +198,19 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
 const PROBE_ORDER = ['gateway', 'alias', 'seat', 'container', 'gpu', 'ups', 'bmc', 'firewall', 'host'];
 const STATUS_ORDER = ['down', 'degraded', 'unknown', 'up'];
 
+let byName: Intl.Collator | null = null;
+/** One collator for every sort (localeCompare with options builds one per comparison); made on first
+ * use, or while a run waits on the network, so that building it is not on the report's path. */
+const collator = (): Intl.Collator => (byName ??= new Intl.Collator('en', { numeric: true }));
+
 /** Stable report order: by probe, worst first, then by name — not by who answered first. */
 export function sortFindings(findings: Finding[]): Finding[] {
+  const names = collator();
   return [...findings].sort(
     (a, b) =>
       PROBE_ORDER.indexOf(a.probe) - PROBE_ORDER.indexOf(b.probe) ||
       STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
-      a.target.localeCompare(b.target, 'en', { numeric: true }),
+      names.compare(a.target, b.target),
   );
 }
 

@@ -33,6 +33,63 @@ export const realTimer: SetTimer = (fn, ms) => {
   return () => clearTimeout(t);
 };
 
+/** Added to the deadline a plan needs: the run's own start and finish. */
+export const DEADLINE_BREATH_MS = 500;
+/** CPU each task may take on the one thread that starts them all, counted into the deadline. */
+export const TASK_CPU_ALLOWANCE_MS = 1;
+
+/**
+ * The overall deadline a plan needs so that no task is cut short by it, however large the fleet: every
+ * task taking its whole timeout, `concurrency` at a time. A greedy queue finishes within
+ * (n − 1) / c × longest + longest (Graham's bound); one wave when every task has a slot at once.
+ */
+export function planDeadline(tasks: readonly Pick<ProbeTask, 'timeoutMs'>[], concurrency: number): number {
+  if (tasks.length === 0) return DEADLINE_BREATH_MS;
+  let longest = 0;
+  for (const t of tasks) longest = Math.max(longest, t.timeoutMs);
+  const c = Math.max(1, concurrency);
+  const waves = tasks.length <= c ? 1 : (tasks.length - 1) / c + 1;
+  return Math.ceil(waves * longest + tasks.length * TASK_CPU_ALLOWANCE_MS + DEADLINE_BREATH_MS);
+}
+
+/**
+ * The order tasks are started in. First what is vital and what others wait on (the UPS, BMC and
+ * firewall; a key's listing, which every alias task awaits): if hanging targets ever fill every slot,
+ * these were already asked. Then the slow risks (`risky`: a target that cost its timeout last time),
+ * so their clocks start first. Then the rest, one from each site and kind in turn (gpu@fv, alias@fv,
+ * alias@ana, seat@fv, …) rather than the inventory's order, so a dark site's targets, hanging side by
+ * side in the inventory, never hold every slot while the other sites queue behind them.
+ */
+export function startOrder(tasks: readonly ProbeTask[], siteOf: (t: ProbeTask) => string, risky: (t: ProbeTask) => boolean = () => false): ProbeTask[] {
+  const first: ProbeTask[] = [];
+  const slow: ProbeTask[] = [];
+  const groups = new Map<string, ProbeTask[]>();
+  for (const t of tasks) {
+    if (t.group === 'power' || t.probe === 'gateway') {
+      first.push(t);
+      continue;
+    }
+    if (risky(t)) {
+      slow.push(t);
+      continue;
+    }
+    const key = `${t.probe}@${siteOf(t)}`;
+    const g = groups.get(key);
+    if (g) g.push(t);
+    else groups.set(key, [t]);
+  }
+  const queues = [...groups.values()];
+  const out = [...first, ...slow];
+  for (let i = 0, left = queues.length; left > 0; i++) {
+    left = 0;
+    for (const q of queues) {
+      if (i < q.length) out.push(q[i]!);
+      if (i + 1 < q.length) left += 1;
+    }
+  }
+  return out;
+}
+
 export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<RunResult> {
   const setTimer = opts.setTimer ?? realTimer;
   const clock = opts.clock ?? (() => new Date());
@@ -85,14 +142,19 @@ async function runOne(
   clock: () => Date,
   stoppedWhy: () => 'deadline' | 'stopped',
 ): Promise<{ findings: Finding[]; timedOut: boolean }> {
+  // The task's signal: aborted by its own timeout or by the run's stop. One listener on the stop, not
+  // AbortSignal.any, which costs more per task than the rest of starting it.
   const own = new AbortController();
-  const signal = AbortSignal.any([own.signal, stopAll]);
+  const signal = own.signal;
   let cancelTimer = (): void => {};
   let onStop = (): void => {};
   // The race: the task's answer, its own timeout, or the overall deadline — whichever comes first.
   const late = new Promise<'timeout' | 'deadline'>((resolve) => {
     cancelTimer = setTimer(() => resolve('timeout'), task.timeoutMs);
-    onStop = () => resolve('deadline');
+    onStop = () => {
+      resolve('deadline');
+      own.abort(stopAll.reason);
+    };
     stopAll.addEventListener('abort', onStop, { once: true });
   });
   const work = task.run(signal).then(

@@ -3,6 +3,7 @@
 // A Finding has two halves. Display text (`target`, `detail`, `measuredBy`) is for people and may be
 // reworded freely. Facts (`subject`, `status`, `reason`, `provenance`, `observedAt`, `data`) are what
 // code decides on: the diagnosis, the guardrails and the journal read only these.
+import type { HttpTransport } from './edge/transport.ts';
 
 export type ProbeGroup = 'aliases' | 'gpus' | 'power';
 export const PROBE_GROUPS: readonly ProbeGroup[] = ['aliases', 'gpus', 'power'];
@@ -269,7 +270,9 @@ export interface ProbeTask {
 
 /** Options every probe planner takes; each side effect is a seam with a real default. */
 export interface ProbeEnv {
-  fetch: typeof fetch;
+  /** Every HTTP request of the run goes through it: keep-alive pools per origin (edge/transport.ts
+   * createHttpPool), or fetchTransport(fetch) where a test shapes the answers. */
+  http: HttpTransport;
   env: NodeJS.ProcessEnv;
   /** Extra PATH entries searched first for nvidia-smi, xpu-smi, ssh and ping. */
   pathPrefix?: string[];

@@ -1,11 +1,12 @@
 // A ProbeEnv for probe tests: every side effect a real default, the clock fixed.
 import assert from 'node:assert/strict';
 import { createReaper } from '../../src/probes/edge/exec.ts';
+import { createHttpPool } from '../../src/probes/edge/transport.ts';
 import type { Finding, FindingData, ProbeEnv, ProbeTask } from '../../src/probes/types.ts';
 
 export function testProbeEnv(o: Partial<ProbeEnv> & Pick<ProbeEnv, 'env'>): ProbeEnv {
   return {
-    fetch,
+    http: createHttpPool().transport,
     now: () => performance.now(),
     clock: () => new Date('2026-12-03T03:00:00.000Z'),
     paid: false,

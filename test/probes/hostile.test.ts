@@ -16,6 +16,7 @@ import type { Finding, ProbeEnv } from '../../src/probes/types.ts';
 import { fillerModel, startDrillFleet, startGateway, type DrillFleet, type DrillScenario } from '../../drills/litellm.ts';
 import { get, post } from '../drills/fetch.ts';
 import { ModelListScanner } from '../../src/probes/gateway/listing.ts';
+import { fetchTransport } from '../../src/probes/edge/transport.ts';
 import { aliasData, one, runAll, testProbeEnv } from '../helpers/probe-env.ts';
 
 const LIMIT = { timeout: 60_000 };
@@ -387,7 +388,7 @@ test('through the probe: a listing split into small chunks is read whole; one wi
     if (url === `${base}/v1/models` && bodies[auth] !== undefined) return new Response(chunked(bodies[auth]), { status: 200, headers: { 'content-type': 'application/json' } });
     return fetch(input, init);
   };
-  const findings = await gatewayProbe(d, { fetch: fetchVia });
+  const findings = await gatewayProbe(d, { http: fetchTransport(fetchVia) });
   const admin = one(findings, 'gateway', 'gateway (admin key)');
   assert.equal(admin.status, 'up');
   const ids = parsedIds(bodies[d.keys.admin!]!)!;

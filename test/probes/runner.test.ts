@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeFinding, measured } from '../../src/probes/finding.ts';
-import { runTasks, type RunEvent } from '../../src/probes/runner.ts';
+import { DEADLINE_BREATH_MS, planDeadline, runTasks, startOrder, type RunEvent } from '../../src/probes/runner.ts';
 import type { Finding, ProbeTask } from '../../src/probes/types.ts';
 import { FakeTime } from '../helpers/clock.ts';
 
@@ -147,4 +147,63 @@ test('a task answering 100,000 findings costs no stack: the run and its other re
   const result = await run;
   assert.equal(result.findings.length, 130_001);
   assert.ok(result.findings.some((f) => f.target === 'ups'));
+});
+
+test('the deadline follows from the plan: one wave when every task has a slot, more as the fleet outgrows the concurrency', () => {
+  const tasks = (n: number, ms = 3150): { timeoutMs: number }[] => Array.from({ length: n }, () => ({ timeoutMs: ms }));
+  assert.equal(planDeadline([], 128), DEADLINE_BREATH_MS);
+  // 30 tasks, 64 slots: every task starts at once; a hanging one costs its timeout.
+  assert.equal(planDeadline(tasks(30), 64), 3150 + 30 + DEADLINE_BREATH_MS);
+  // The longest timeout decides a wave.
+  assert.equal(planDeadline([...tasks(10, 100), { timeoutMs: 5000 }], 64), 5000 + 11 + DEADLINE_BREATH_MS);
+  // 10,000 aliases at 128: every task may take its whole timeout, 128 at a time — and the deadline
+  // covers it, where a constant (the old 10 s, or timeout + 500 ms) would stop most of them unstarted.
+  const big = planDeadline(tasks(10_000), 128);
+  assert.ok(big >= Math.ceil(10_000 / 128) * 3150, `${big}`);
+  assert.ok(big > 10_000 && big > 3150 + 500);
+  // Monotone in the fleet's size, and falling with the concurrency.
+  assert.ok(planDeadline(tasks(3000), 128) < planDeadline(tasks(3001), 128));
+  assert.ok(planDeadline(tasks(3000), 256) < planDeadline(tasks(3000), 128));
+});
+
+test('a greedy queue never needs more than the planned deadline, whatever the mix of durations', async () => {
+  // Graham's bound, checked on the runner itself under virtual time: random durations up to the timeout.
+  let seed = 7;
+  const rand = (): number => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  for (const [n, c] of [[50, 8], [200, 16], [33, 32]] as const) {
+    const time = new FakeTime();
+    const ts = Array.from({ length: n }, (_, i) => task(time, `t${i}`, Math.round(rand() * 190) + 1, 200));
+    const deadline = planDeadline(ts, c);
+    const run = runTasks(ts, { concurrency: c, deadlineMs: deadline, setTimer: time.setTimer, clock });
+    await time.advance(deadline);
+    const result = await run;
+    assert.equal(result.findings.filter((f) => f.status === 'up').length, n, `${n} tasks at ${c}: all done within ${deadline} ms`);
+  }
+});
+
+test('start order: the vital and the awaited first, then one from each site and kind in turn', () => {
+  const time = new FakeTime();
+  const t = (id: string, over: Partial<ProbeTask>): ProbeTask => ({ ...task(time, id, 1), ...over });
+  const site = new Map<string, string>();
+  const mk = (id: string, probe: ProbeTask['probe'], group: ProbeTask['group'], where: string): ProbeTask => {
+    site.set(id, where);
+    return t(id, { probe, group });
+  };
+  const tasks = [
+    mk('alias:fv1', 'alias', 'aliases', 'fv'),
+    mk('alias:fv2', 'alias', 'aliases', 'fv'),
+    mk('alias:fv3', 'alias', 'aliases', 'fv'),
+    mk('alias:ana1', 'alias', 'aliases', 'ana'),
+    mk('gpu:fv', 'gpu', 'gpus', 'fv'),
+    mk('gpu:ana', 'gpu', 'gpus', 'ana'),
+    mk('gateway:admin', 'gateway', 'aliases', ''),
+    mk('power:ups:fv', 'ups', 'power', 'fv'),
+    mk('power:bmc:ana', 'bmc', 'power', 'ana'),
+  ];
+  const order = startOrder(tasks, (x) => site.get(x.id) ?? '').map((x) => x.id);
+  assert.deepEqual(order, ['gateway:admin', 'power:ups:fv', 'power:bmc:ana', 'alias:fv1', 'alias:ana1', 'gpu:fv', 'gpu:ana', 'alias:fv2', 'alias:fv3']);
+  assert.equal(new Set(order).size, tasks.length, 'every task once');
+  // A slow risk (it cost its timeout last time) starts right after the vital ones, its clock first.
+  const risky = startOrder(tasks, (x) => site.get(x.id) ?? '', (x) => x.id === 'alias:fv3').map((x) => x.id);
+  assert.deepEqual(risky.slice(0, 4), ['gateway:admin', 'power:ups:fv', 'power:bmc:ana', 'alias:fv3']);
 });

@@ -8,7 +8,8 @@
 //   process.once('SIGINT', () => { reaper.killAll('SIGTERM'); ...stop the run, exit 130 });
 // 'timeout' is our own timer ("no answer within N ms (killed)"); 'stopped' is the caller's signal
 // (the runner's deadline or a cancel: the runner words those, the probe's words are discarded).
-import type { execa as Execa } from 'execa';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { clean, cut, firstLine } from './text.ts';
 import { isTimeout, KILL_AFTER_MS, realTimer, withTimeout, type SetTimer } from './timeout.ts';
 
@@ -16,7 +17,7 @@ export type CommandCode = 'ok' | 'exit' | 'timeout' | 'not_found' | 'killed' | '
 
 export interface CommandResult {
   /** Decoded as UTF-8, raw (escapes and all): parse it, clean what is shown. At most maxBytes; the
-   * final newline is dropped (execa's default). */
+   * final newline is dropped (callers were written for execa's default, kept). */
   stdout: string;
   stderr: string;
   /** null when it did not exit by itself (a signal) or never started. */
@@ -100,12 +101,7 @@ export function childEnv(env: NodeJS.ProcessEnv, pathPrefix: string[] = [], pass
   return out;
 }
 
-// execa is loaded by the first command run, not by every module that can run one: `seat --version`
-// and `seat help` never pay for it.
-let execaFn: typeof Execa | undefined;
-
 export async function runCommand(argv: readonly string[], opts: CommandOptions): Promise<CommandResult> {
-  const execa = (execaFn ??= (await import('execa')).execa);
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_OUTPUT;
   const setTimer = opts.setTimer ?? realTimer;
   const none = { stdout: '', stderr: '', exitCode: null, signal: null, truncated: false, timedOut: false, isCanceled: false };
@@ -126,50 +122,57 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
   };
   const onAbort = (): void => stop(isTimeout(signal) ? 'timeout' : 'stopped');
   try {
-    const sub = execa(file, args, {
-      reject: false,
-      stdin: 'ignore',
-      encoding: 'buffer',
-      maxBuffer: maxBytes,
-      extendEnv: false,
-      env: childEnv(opts.env, opts.pathPrefix, opts.passEnv),
-      // Its own process group: a wrapper's children (a remote shell, a stuck driver call) holding
-      // stdout die with it instead of keeping this process waiting long after the report.
-      detached: true,
-    });
-    pid = sub.pid;
+    // Starting a process blocks the thread for milliseconds: the runner starts every task before any
+    // of them spawns, so no task's clock (nor the gateway's first request) waits on another's fork.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (signal.aborted) return { ...none, code: isTimeout(signal) ? 'timeout' : 'stopped', timedOut: isTimeout(signal), isCanceled: !isTimeout(signal) };
+    // node:child_process itself, not execa: ~130 modules and ~12 MiB that a probe run paid for while
+    // its requests waited, for what these few lines do.
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: childEnv(opts.env, opts.pathPrefix, opts.passEnv),
+        // Its own process group: a wrapper's children (a remote shell, a stuck driver call) holding
+        // stdout die with it instead of keeping this process waiting long after the report.
+        detached: true,
+      });
+    } catch (err) {
+      return { ...none, code: 'error', error: cut(clean(firstLine(err instanceof Error ? err.message : String(err))), 160) };
+    }
+    pid = child.pid;
     if (pid !== undefined) opts.reaper.track(pid);
     signal.addEventListener('abort', onAbort, { once: true });
-    // Our own count as well as execa's maxBuffer: execa stops reading and kills the leader, but only
-    // a group kill stops a grandchild that keeps writing.
-    for (const stream of [sub.stdout, sub.stderr]) {
-      let seen = 0;
-      stream?.on('data', (chunk: Uint8Array) => {
-        seen += chunk.byteLength;
-        if (seen > maxBytes) stop('too_large');
-      });
-    }
+    // Past the cap nothing more is kept, and the whole group is stopped: killing the leader alone
+    // would not stop a grandchild that keeps writing.
+    const stdout = capture(child.stdout, maxBytes, () => stop('too_large'));
+    const stderr = capture(child.stderr, maxBytes, () => stop('too_large'));
     // The leader is done: its output is in the pipe; anything it left in its group goes now, so a
     // grandchild holding stdout cannot keep us waiting.
-    sub.once('exit', () => {
+    child.once('exit', () => {
       if (pid !== undefined) killGroup(pid, 'SIGKILL');
     });
-    const r = await sub;
+    const ended = await new Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; failed?: NodeJS.ErrnoException }>((resolve) => {
+      // A program that could not be started (ENOENT, EACCES) says so here, with no exit.
+      child.on('error', (failed: NodeJS.ErrnoException) => resolve({ exitCode: null, signal: null, failed }));
+      child.once('close', (exitCode: number | null, sig: NodeJS.Signals | null) => resolve({ exitCode, signal: sig }));
+    });
     const out = {
-      stdout: decode(r.stdout),
-      stderr: decode(r.stderr),
-      exitCode: typeof r.exitCode === 'number' ? r.exitCode : null,
-      signal: r.signal ?? null,
-      truncated: r.isMaxBuffer || why === 'too_large',
+      stdout: decode(stripFinalNewline(stdout.bytes())),
+      stderr: decode(stripFinalNewline(stderr.bytes())),
+      exitCode: ended.exitCode,
+      signal: ended.signal,
+      truncated: stdout.over || stderr.over || why === 'too_large',
     };
     const flags = { timedOut: why === 'timeout', isCanceled: why === 'stopped' };
     if (why) return { ...out, ...flags, code: why };
     if (out.truncated) return { ...out, ...flags, code: 'too_large' };
-    if (r.code === 'ENOENT') return { ...out, ...flags, code: 'not_found' };
+    if (ended.failed?.code === 'ENOENT') return { ...out, ...flags, code: 'not_found' };
+    if (ended.failed) return { ...out, ...flags, code: 'error', error: cut(clean(firstLine(`${ended.failed.code ?? 'error'}: ${ended.failed.message}`)), 160) };
     if (out.exitCode === 0) return { ...out, ...flags, code: 'ok' };
     if (out.exitCode !== null) return { ...out, ...flags, code: 'exit' };
     if (out.signal !== null) return { ...out, ...flags, code: 'killed' };
-    return { ...out, ...flags, code: 'error', error: cut(clean(firstLine(r.shortMessage ?? r.message ?? 'could not run')), 160) };
+    return { ...out, ...flags, code: 'error', error: 'could not run' };
   } catch (err) {
     return { ...none, code: 'error', error: cut(clean(firstLine(err instanceof Error ? err.message : String(err))), 160) };
   } finally {
@@ -183,7 +186,39 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
   }
 }
 
-function decode(v: unknown): string {
-  if (v instanceof Uint8Array) return new TextDecoder().decode(v);
-  return typeof v === 'string' ? v : '';
+/** A stream's bytes up to `max`; past it, `onOver` once and the rest is read and dropped. */
+function capture(stream: Readable | null, max: number, onOver: () => void): { bytes(): Uint8Array; readonly over: boolean } {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let over = false;
+  stream?.on('data', (chunk: Buffer) => {
+    if (over) return;
+    const room = max - kept;
+    if (chunk.length > room) {
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      kept = max;
+      over = true;
+      onOver();
+      return;
+    }
+    chunks.push(chunk);
+    kept += chunk.length;
+  });
+  stream?.on('error', () => {});
+  return {
+    bytes: () => Buffer.concat(chunks, kept),
+    get over() {
+      return over;
+    },
+  };
+}
+
+/** The final newline (LF or CRLF) dropped, as execa did by default and as callers were written for. */
+function stripFinalNewline(b: Uint8Array): Uint8Array {
+  if (b.at(-1) !== 0x0a) return b;
+  return b.subarray(0, b.at(-2) === 0x0d ? -2 : -1);
+}
+
+function decode(v: Uint8Array): string {
+  return v.length === 0 ? '' : new TextDecoder().decode(v);
 }

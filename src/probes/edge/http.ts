@@ -2,13 +2,14 @@
 // than a cap, and never lets a peer's words out uncleaned or with a key in them. A gateway or a
 // backend is a peer we measure, not one we trust.
 //
-// Wiring: `httpRequest(url, init, { fetch: env.fetch, timeoutMs: env.timeoutMs, maxBytes:
-// env.maxBodyBytes, signal, now: env.now, secrets })`. Pass the runner's signal as `signal`, never
-// in `init` (ours replaces it). 'timeout' is our own timer (word it "no answer within N ms");
-// 'stopped' is the caller's signal (the runner's deadline or a cancel: the runner words those).
+// Wiring: `httpRequest(url, init, { transport: env.http, timeoutMs: env.timeoutMs, maxBytes:
+// env.maxBodyBytes, signal, now: env.now, secrets })`. Pass the runner's signal as `signal` (ours,
+// with the timeout, is what the transport gets). 'timeout' is our own timer (word it "no answer within
+// N ms"); 'stopped' is the caller's signal (the runner's deadline or a cancel: the runner words those).
 import { readCapped } from './capped.ts';
 import { clean, cut, fmtInt, redact } from './text.ts';
 import { isTimeout, realTimer, withTimeout, type SetTimer } from './timeout.ts';
+import { createHttpPool, type HttpAnswer, type HttpPool, type HttpTransport } from './transport.ts';
 
 export type HttpCode = 'ok' | 'http_status' | 'timeout' | 'refused' | 'reset' | 'unreachable' | 'dns' | 'redirect' | 'too_large' | 'bad_answer' | 'stopped' | 'error';
 
@@ -36,13 +37,27 @@ export interface HttpResult {
   text: string;
 }
 
+/** What is sent: a GET unless said otherwise; the body is a POST's JSON. */
+export interface HttpInit {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
 export interface HttpOptions {
-  fetch?: typeof fetch;
+  /** Default: one process-wide pool (made on first use); a probe run passes its own (env.http). */
+  transport?: HttpTransport;
   timeoutMs: number;
   /** Default 1 MiB. */
   maxBytes?: number;
   /** The runner's stop: aborted → code 'stopped' (unless our own timeout fired first → 'timeout'). */
   signal?: AbortSignal;
+  /**
+   * `signal` already aborts by `timeoutMs` at the latest, with a TimeoutError reason (edge/timeout.ts
+   * withTimeout): no second timer. A probe task that times its whole work once (listing wait and
+   * request together) saves a timer, a controller and a listener per request.
+   */
+  signalTimed?: boolean;
   /** Monotonic milliseconds, for latency. */
   now?: () => number;
   /** Values redacted from every error line and location. */
@@ -59,13 +74,22 @@ export interface HttpOptions {
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
 export const MESSAGE_MAX = 160;
 const STALE_SOCKET = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+const NO_HEADERS: Record<string, string> = {};
+const UTF8 = new TextDecoder();
 
-export async function httpRequest(url: string, init: RequestInit, opts: HttpOptions): Promise<HttpResult> {
+let processPool: HttpPool | null = null;
+/** For a caller that brings no transport: made on first use, never at import; idle sockets do not hold the process. */
+function defaultTransport(): HttpTransport {
+  return (processPool ??= createHttpPool()).transport;
+}
+
+export async function httpRequest(url: string, init: HttpInit, opts: HttpOptions): Promise<HttpResult> {
   const now = opts.now ?? (() => performance.now());
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const secrets = opts.secrets ?? [];
   const t0 = now();
-  const { signal, clear } = withTimeout(opts.signal, opts.timeoutMs, opts.setTimer ?? realTimer);
+  const { signal, clear } =
+    opts.signalTimed && opts.signal ? { signal: opts.signal, clear: () => {} } : withTimeout(opts.signal, opts.timeoutMs, opts.setTimer ?? realTimer);
   const fail = (code: HttpCode, error: string, httpStatus: number | null = null, bytes = 0, text = ''): HttpResult => ({
     outcome: { ok: false, httpStatus, code, error: line(error, secrets), bytes, latencyMs: Math.round(now() - t0) },
     json: undefined,
@@ -73,38 +97,42 @@ export async function httpRequest(url: string, init: RequestInit, opts: HttpOpti
   });
   const aborted = (): HttpCode => (isTimeout(signal) ? 'timeout' : 'stopped');
   const abortWords = (): string => (isTimeout(signal) ? `no answer within ${opts.timeoutMs} ms` : 'stopped before an answer');
+  const method = init.method ?? 'GET';
+  const transport = opts.transport ?? defaultTransport();
   try {
-    let res: Response | undefined;
+    let res: HttpAnswer | undefined;
     for (let attempt = 0; !res; attempt++) {
       try {
-        res = await (opts.fetch ?? fetch)(url, { ...init, signal, redirect: 'manual' });
+        res = await transport(url, { method, headers: init.headers ?? NO_HEADERS, ...(init.body !== undefined ? { body: init.body } : {}), signal });
       } catch (err) {
         if (signal.aborted) return fail(aborted(), abortWords());
         const raw = rawCode(err);
         // A kept-alive connection the server closed (a gateway restart) fails once before any byte is
         // answered; only a GET is safe to send again on a fresh one.
-        if (attempt === 0 && STALE_SOCKET.has(raw.code) && (init.method ?? 'GET').toUpperCase() === 'GET') continue;
+        if (attempt === 0 && STALE_SOCKET.has(raw.code) && method === 'GET') continue;
         return fail(transportCode(raw.code), raw.code || raw.message);
       }
     }
     const status = res.status;
+    const ok = status >= 200 && status < 300;
     if (status >= 300 && status < 400) {
-      await res.body?.cancel().catch(() => {});
-      const where = res.headers.get('location');
+      res.cancel();
+      const where = res.header('location');
       const location = where === null ? undefined : cut(redact(clean(where), secrets), 200);
       const r = fail('redirect', `redirected to ${location ?? 'nowhere named'}: not followed`, status);
       if (location !== undefined) r.outcome.location = location;
       return r;
     }
-    const sink = res.ok ? opts.sink : undefined;
+    const sink = ok ? opts.sink : undefined;
     const cap = sink ? sink.maxBytes : maxBytes;
-    const declared = Number(res.headers.get('content-length') ?? NaN);
+    const declared = Number(res.header('content-length') ?? NaN);
     if (declared > cap) {
-      await res.body?.cancel().catch(() => {});
+      res.cancel();
       return fail('too_large', `answer over ${fmtInt(cap)} bytes, cut`, status);
     }
-    const body = await readCapped(res.body, cap, sink ? (chunk) => sink.write(chunk) : undefined);
-    const text = new TextDecoder().decode(body.bytes);
+    const body = await readCapped(res, cap, sink ? (chunk) => sink.write(chunk) : undefined);
+    // TextDecoder, not Buffer#toString: it drops a leading byte order mark, which JSON.parse would refuse.
+    const text = body.bytes.length === 0 ? '' : UTF8.decode(body.bytes);
     if (body.broke) {
       if (signal.aborted) return fail(aborted(), `answer cut off: ${abortWords()}`, status, body.total, text);
       return fail(transportCode(rawCode(body.broke).code), 'answer cut off: connection broke mid-answer', status, body.total, text);
@@ -116,8 +144,8 @@ export async function httpRequest(url: string, init: RequestInit, opts: HttpOpti
     } catch {
       json = undefined;
     }
-    const outcome: HttpOutcome = { ok: res.ok, httpStatus: status, code: res.ok ? 'ok' : 'http_status', bytes: body.total, latencyMs: Math.round(now() - t0) };
-    if (!res.ok) {
+    const outcome: HttpOutcome = { ok, httpStatus: status, code: ok ? 'ok' : 'http_status', bytes: body.total, latencyMs: Math.round(now() - t0) };
+    if (!ok) {
       const error = errorLine(json, text, secrets);
       if (error) outcome.error = error;
     }
@@ -159,11 +187,12 @@ function line(s: string, secrets: readonly string[]): string {
   return cut(redact(clean(s), secrets), MESSAGE_MAX);
 }
 
-/** undici puts the system error in `cause` (or in an AggregateError's first error when every address failed). */
+/** node:http puts the system error's code on the error (or on an AggregateError's first error when every
+ * address failed); undici (a fetch transport) puts that error in `cause`. */
 function rawCode(err: unknown): { code: string; message: string } {
-  const e = err as { cause?: { code?: unknown; errors?: { code?: unknown }[]; message?: unknown }; code?: unknown } | null | undefined;
+  const e = err as { cause?: { code?: unknown; errors?: { code?: unknown }[]; message?: unknown }; code?: unknown; errors?: { code?: unknown }[] } | null | undefined;
   const cause = e?.cause;
-  const code = cause?.code ?? cause?.errors?.[0]?.code ?? e?.code;
+  const code = cause?.code ?? cause?.errors?.[0]?.code ?? e?.code ?? e?.errors?.[0]?.code;
   const message = typeof cause?.message === 'string' ? cause.message : err instanceof Error ? err.message : String(err);
   return { code: typeof code === 'string' ? code : '', message };
 }

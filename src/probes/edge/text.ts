@@ -55,14 +55,63 @@ export function cut(s: string, max: number): string {
 /** 1010 → "1,010"; rounds; NaN and ±Infinity → "?". */
 export function fmtInt(n: number): string {
   if (!Number.isFinite(n)) return '?';
-  return (Math.round(n) || 0).toLocaleString('en-US');
+  return grouped(String(Math.round(n) || 0));
 }
 
 /** 1234.56 → "1,234.6" (at most `digits` decimals, none when whole); NaN and ±Infinity → "?". */
 export function fmtNum(n: number, digits = 1): string {
   if (!Number.isFinite(n)) return '?';
-  const s = n.toLocaleString('en-US', { maximumFractionDigits: digits });
-  return s === '-0' ? '0' : s;
+  const plain = String(Math.abs(n));
+  // Exponent forms (under 1e-6, from 1e21): rare enough to leave to Intl.
+  if (plain.includes('e')) {
+    const s = n.toLocaleString('en-US', { maximumFractionDigits: digits });
+    return s === '-0' ? '0' : s;
+  }
+  const r = roundHalfUp(plain, Math.max(0, Math.trunc(digits)));
+  return /^[0.]*$/.test(r) ? '0' : `${n < 0 ? '-' : ''}${grouped(r)}`;
+}
+
+/**
+ * A plain decimal ("0.15", the shortest form that reads back as the number) rounded half up at
+ * `digits` decimals, trailing zeros dropped: what Intl's en-US format does with maximumFractionDigits
+ * (it rounds the shortest decimal, not the binary value: 0.15 → 0.2, where toFixed gives 0.1).
+ */
+function roundHalfUp(plain: string, digits: number): string {
+  const dot = plain.indexOf('.');
+  if (dot === -1) return plain;
+  const cutAt = dot + 1 + digits;
+  if (plain.length <= cutAt) return plain.replace(/\.?0+$/, '');
+  const kept = (digits === 0 ? plain.slice(0, dot) : plain.slice(0, cutAt)).split('');
+  if (plain.charCodeAt(cutAt) >= 0x35) {
+    let i = kept.length - 1;
+    for (; i >= 0; i--) {
+      if (kept[i] === '.') continue;
+      if (kept[i] === '9') kept[i] = '0';
+      else {
+        kept[i] = String.fromCharCode(kept[i]!.charCodeAt(0) + 1);
+        break;
+      }
+    }
+    if (i < 0) kept.unshift('1');
+  }
+  const out = kept.join('');
+  return out.includes('.') ? out.replace(/\.?0+$/, '') : out;
+}
+
+/**
+ * "-1234567.5" → "-1,234,567.5", as toLocaleString('en-US') writes it, without it: its first call
+ * loads ICU's number formats (~20 ms of start-up, before the first probe could start).
+ */
+function grouped(plain: string): string {
+  // String() writes 1e21 and above with an exponent: leave those to Intl.
+  if (plain.includes('e')) return Number(plain).toLocaleString('en-US');
+  const sign = plain.startsWith('-') ? '-' : '';
+  const dot = plain.indexOf('.');
+  const int = plain.slice(sign.length, dot === -1 ? undefined : dot);
+  const frac = dot === -1 ? '' : plain.slice(dot);
+  let out = '';
+  for (let i = int.length; i > 0; i -= 3) out = `${int.slice(Math.max(0, i - 3), i)}${out === '' ? '' : ','}${out}`;
+  return `${sign}${out}${frac}`;
 }
 
 /** 81559 → "81,559 MiB". */
@@ -90,21 +139,38 @@ const HOLE = '\ue000';
  * LiteLLM's key echoes. Only for free text: never run it over codes and enums (use redactStrings).
  */
 export function redact(text: string, secrets: readonly string[]): string {
-  // A secret in a URL (a redirect's Location) may come percent-encoded.
-  const usable = [...new Set(secrets.flatMap((s) => [s, encodeURIComponent(s)]))].filter((s) => s !== '');
-  if (usable.includes(text)) return REDACTED;
-  let out = text;
-  for (const re of LITELLM_ECHOES) out = out.replace(re, '');
-  const long = usable.filter((s) => s.length >= MIN_SUBSTRING_SECRET).sort((a, b) => b.length - a.length);
-  for (const s of long) out = out.split(s).join(HOLE);
-  out = redactTail(out, long);
-  return out.split(HOLE).join(REDACTED);
+  return makeRedactor(secrets)(text);
 }
 
-function redactTail(text: string, secrets: readonly string[]): string {
+export type Redactor = (text: string) => string;
+
+/**
+ * `redact` with the secrets prepared once: a probe run redacts every string of thousands of findings
+ * with the same few keys. A text holding none of them (nor their first MIN_TAIL characters, nor
+ * LiteLLM's echo words) is answered without a copy.
+ */
+export function makeRedactor(secrets: readonly string[]): Redactor {
+  // A secret in a URL (a redirect's Location) may come percent-encoded.
+  const usable = [...new Set(secrets.flatMap((s) => [s, encodeURIComponent(s)]))].filter((s) => s !== '');
+  const whole = new Set(usable);
+  const long = usable.filter((s) => s.length >= MIN_SUBSTRING_SECRET).sort((a, b) => b.length - a.length);
+  // A cut-short secret at the end holds at least its first MIN_TAIL characters.
+  const tails = long.filter((s) => s.length > MIN_TAIL).map((s) => ({ s, head: s.slice(0, MIN_TAIL) }));
+  return (text) => {
+    if (whole.has(text)) return REDACTED;
+    let out = text;
+    if (out.includes('Received API Key = ') || out.includes('Key Hash (Token) =')) for (const re of LITELLM_ECHOES) out = out.replace(re, '');
+    for (const s of long) if (out.includes(s)) out = out.split(s).join(HOLE);
+    if (tails.some((t) => out.includes(t.head))) out = redactTail(out, tails);
+    return out.includes(HOLE) ? out.split(HOLE).join(REDACTED) : out;
+  };
+}
+
+function redactTail(text: string, secrets: readonly { s: string; head: string }[]): string {
   const ellipsis = /(?:…|\.\.\.)$/.exec(text)?.[0] ?? '';
   const body = text.slice(0, text.length - ellipsis.length);
-  for (const s of secrets) {
+  for (const { s, head } of secrets) {
+    if (!body.includes(head)) continue;
     for (let n = s.length - 1; n >= MIN_TAIL; n--) {
       if (body.endsWith(s.slice(0, n))) return `${body.slice(0, body.length - n)}${HOLE}${ellipsis}`;
     }
@@ -113,25 +179,43 @@ function redactTail(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * A copy of `value` with every string redacted, except under the keys in `skipKeys` (their whole
- * subtree is kept): codes such as status, reason, kind and probe are not free text, and redacting
- * them would corrupt what code decides on. Walks plain objects and arrays; anything else is kept.
+ * `value` with every string redacted, except under the keys in `skipKeys` (their whole subtree is
+ * kept): codes such as status, reason, kind and probe are not free text, and redacting them would
+ * corrupt what code decides on. Walks plain objects and arrays; anything else is kept. The input is
+ * never modified: a container with something redacted in it is copied, one with nothing is shared.
  */
-export function redactStrings<T>(value: T, secrets: readonly string[], skipKeys: ReadonlySet<string>): T {
-  if (secrets.every((s) => s === '')) return value;
+export function redactStrings<T>(value: T, secrets: readonly string[] | Redactor, skipKeys: ReadonlySet<string>): T {
+  if (typeof secrets !== 'function' && secrets.every((s) => s === '')) return value;
+  const redactor = typeof secrets === 'function' ? secrets : makeRedactor(secrets);
   // `open` holds the containers being walked, so a cycle is kept as it is instead of looping.
   const open = new Set<object>();
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return redact(v, secrets);
+    if (typeof v === 'string') return redactor(v);
     if (v === null || typeof v !== 'object' || open.has(v)) return v;
     const proto: unknown = Object.getPrototypeOf(v);
     if (!Array.isArray(v) && proto !== Object.prototype && proto !== null) return v;
     open.add(v);
     try {
-      if (Array.isArray(v)) return v.map(walk);
-      const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[k] = skipKeys.has(k) ? x : walk(x);
-      return out;
+      if (Array.isArray(v)) {
+        let copy: unknown[] | null = null;
+        for (let i = 0; i < v.length; i++) {
+          const x: unknown = v[i];
+          const y = walk(x);
+          if (y !== x) (copy ??= v.slice())[i] = y;
+        }
+        return copy ?? v;
+      }
+      let copy: Record<string, unknown> | null = null;
+      for (const k of Object.keys(v)) {
+        if (skipKeys.has(k)) continue;
+        const x = (v as Record<string, unknown>)[k];
+        const y = walk(x);
+        if (y === x) continue;
+        copy ??= { ...(v as Record<string, unknown>) };
+        // A peer's JSON may hold a "__proto__" key: it stays an own property, never a prototype.
+        Object.defineProperty(copy, k, { value: y, enumerable: true, writable: true, configurable: true });
+      }
+      return copy ?? v;
     } finally {
       open.delete(v);
     }

@@ -174,12 +174,18 @@ export class ModelListScanner {
   }
 }
 
+const UTF8 = new TextDecoder();
+
 /** A JSON string's content, unescaped; cut mid-escape (or not valid JSON), its bytes as they are. */
 function decode(raw: Uint8Array): string {
-  const text = new TextDecoder().decode(raw);
+  const text = UTF8.decode(raw);
+  // No escape: JSON.parse would give the same text back (or fail on a raw control character, and
+  // the text is kept as it is then too).
+  if (!raw.includes(BACKSLASH)) return text;
   try {
     return JSON.parse(`"${text}"`) as string;
   } catch {
     return text;
   }
 }
+

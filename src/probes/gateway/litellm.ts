@@ -1,7 +1,7 @@
 // The requests: a key's model listing, the smallest real request per alias and key, and a seat's
 // own /health and /v1/models. Each returns what it measured as data; nothing here words a finding.
 import type { AliasRef, SeatRef } from '../../inventory/fleet.ts';
-import { httpRequest } from '../edge/http.ts';
+import { httpRequest, type HttpInit } from '../edge/http.ts';
 import { clean, cut } from '../edge/text.ts';
 import { ModelListScanner } from './listing.ts';
 import type { HttpOutcome, ProbeEnv } from '../types.ts';
@@ -49,14 +49,18 @@ export class Gateway {
     private readonly secrets: string[],
     /** An alias the inventory knows: always kept from a listing, however long it is. */
     private readonly known: (id: string) => boolean = () => false,
+    /** Every signal passed in already ends by env.timeoutMs with a TimeoutError (the plan's tasks and
+     * shared measurements time themselves): the requests set no timer of their own. */
+    private readonly timedSignals = false,
   ) {}
 
-  request(url: string, init: RequestInit, signal: AbortSignal, sink?: { maxBytes: number; write(chunk: Uint8Array): void }): Promise<{ outcome: HttpOutcome; json: unknown }> {
+  request(url: string, init: HttpInit, signal: AbortSignal, sink?: { maxBytes: number; write(chunk: Uint8Array): void }): Promise<{ outcome: HttpOutcome; json: unknown }> {
     return httpRequest(url, init, {
-      fetch: this.env.fetch,
+      transport: this.env.http,
       timeoutMs: this.env.timeoutMs,
       maxBytes: this.env.maxBodyBytes,
       signal,
+      signalTimed: this.timedSignals,
       now: this.env.now,
       secrets: this.secrets,
       ...(sink ? { sink } : {}),

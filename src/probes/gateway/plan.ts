@@ -2,7 +2,7 @@
 // each backend seat asked directly, so "gateway fine, backend down" and "gateway down" read apart.
 import type { Fleet, SeatRef } from '../../inventory/fleet.ts';
 import { makeFinding, type FindingInput } from '../finding.ts';
-import { redactStrings } from '../edge/text.ts';
+import { makeRedactor, redactStrings } from '../edge/text.ts';
 import { graceFor, withTimeout } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask } from '../types.ts';
 import { aliasFinding, extrasFindings, keyFinding, seatFinding, type Make } from './findings.ts';
@@ -16,10 +16,12 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
   const base = fleet.inventory.gateway.baseUrl;
   const keys: Key[] = Object.entries(fleet.inventory.gateway.keys).map(([name, k]) => ({ name, envVar: k.env, secret: env.env[k.env] || undefined }));
   const secrets = keys.flatMap((k) => (k.secret ? [k.secret] : []));
-  const gw = new Gateway(base, env, secrets, (id) => fleet.aliases.has(id));
+  // Every request below runs under a signal timed at env.timeoutMs: a shared measurement's own, or an alias task's.
+  const gw = new Gateway(base, env, secrets, (id) => fleet.aliases.has(id), true);
   const timeoutMs = env.timeoutMs + graceFor(env.timeoutMs);
   // The last line of defence: no string in a finding carries a key's value.
-  const mk: Make = (f: FindingInput): Finding => makeFinding(env.clock, redactStrings(f, secrets, ENUM_FIELDS));
+  const redactor = makeRedactor(secrets);
+  const mk: Make = (f: FindingInput): Finding => makeFinding(env.clock, secrets.length > 0 ? redactStrings(f, redactor, ENUM_FIELDS) : f);
 
   // One listing per key and one check per seat for the whole run, shared by every task that needs it.
   const listings = new Map(keys.map((k) => [k.name, shared((signal) => gw.list(k, signal), env.timeoutMs)]));

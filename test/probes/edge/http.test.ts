@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { httpRequest, type HttpOptions } from '../../../src/probes/edge/http.ts';
+import { createHttpPool, fetchTransport, type HttpTransport } from '../../../src/probes/edge/transport.ts';
 import { closedPort, ManualTimers, serve, waitFor, type Loopback } from './helpers.ts';
 
 const SECRET = 'sk-seatbelt-test-0123456789abcdef';
@@ -136,6 +137,7 @@ test('an error line is redacted before it is cut: no half key at the cut', async
 });
 
 test('our own timeout: code timeout, with or without a status line', async () => {
+  const pool = createHttpPool();
   let arrived = (): void => {};
   const lb = await loopback((req, res) => {
     arrived();
@@ -149,13 +151,13 @@ test('our own timeout: code timeout, with or without a status line', async () =>
     let headersIn = (): void => {};
     const reached = new Promise<void>((r) => (arrived = r));
     const answered = new Promise<void>((r) => (headersIn = r));
-    // The real fetch, telling the test when the status line is in.
-    const spy: typeof fetch = async (u, i) => {
-      const res = await fetch(u, i);
+    // The real transport, telling the test when the status line is in.
+    const spy: HttpTransport = async (u, call) => {
+      const res = await pool.transport(u, call);
       headersIn();
       return res;
     };
-    const pending = httpRequest(`${lb.url}${path}`, {}, opts({ setTimer: timers.setTimer, fetch: spy }));
+    const pending = httpRequest(`${lb.url}${path}`, {}, opts({ setTimer: timers.setTimer, transport: spy }));
     await (path === '/half' ? answered : reached);
     assert.equal(timers.fire(3000), 1);
     const r = await pending;
@@ -213,23 +215,23 @@ test("transport codes from undici's cause", async () => {
     [new Error('bad port'), 'error'],
   ];
   for (const [cause, code] of cases) {
-    const r = await httpRequest('http://gw.invalid/', {}, opts({ fetch: failing(cause) }));
+    const r = await httpRequest('http://gw.invalid/', {}, opts({ transport: fetchTransport(failing(cause)) }));
     assert.equal(r.outcome.code, code, String(cause));
     assert.equal(r.outcome.httpStatus, null);
   }
 });
 
-test('never throws: a fetch that throws anything, or a body that breaks', async () => {
-  const weird: typeof fetch = async () => {
+test('never throws: a transport that throws anything, or a body that breaks', async () => {
+  const weird: HttpTransport = async () => {
     throw `raw string with ${SECRET}\nand a second line`;
   };
-  const r = await httpRequest('http://x/', {}, opts({ fetch: weird }));
+  const r = await httpRequest('http://x/', {}, opts({ transport: weird }));
   assert.equal(r.outcome.code, 'error');
   assert.equal(r.outcome.error, 'raw string with [redacted] and a second line');
 
   const broken: typeof fetch = async () =>
     new Response(new ReadableStream({ pull: (c) => c.error(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })) }), { status: 200 });
-  const b = await httpRequest('http://x/', {}, opts({ fetch: broken }));
+  const b = await httpRequest('http://x/', {}, opts({ transport: fetchTransport(broken) }));
   assert.equal(b.outcome.code, 'reset');
   assert.equal(b.outcome.httpStatus, 200);
   assert.equal(b.outcome.ok, false);

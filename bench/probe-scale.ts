@@ -1,0 +1,106 @@
+// Scale: `seat probe fv --json` (compiled CLI, a fresh process each run) on generated fleets of 300 and
+// 3,000 aliases answering in 20 ms, three of them hanging, placed first, in the middle or last in the
+// inventory; at the inventory's default concurrency. Each beside the bound (the hanging aliases'
+// timeout) and `curl -Z` making the same requests with the same parallelism, run alternately.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MAX_BODY_BYTES } from '../src/commands/probe.ts';
+import { anchors, curlAvailable } from './probe-curl.ts';
+import { median, mib, runCli, runProcess, scaleShape, spread, startBenchFleet, type BenchFleet, type Placement, type ProcessRun } from './probe-fleet.ts';
+
+const FLOOR = fileURLToPath(new URL('./http-floor.mjs', import.meta.url));
+
+const RUNS = 3;
+const TIMEOUT_MS = 3000;
+const CONCURRENCY = 128; // the inventory's default
+const SIZES = [300, 3000];
+const PLACEMENTS: Placement[] = ['first', 'middle', 'last'];
+const TARGETS = { 300: 1.1, 3000: 1.2 } as Record<number, number>;
+const RSS_TARGET_MIB = { 300: 100, 3000: 160 } as Record<number, number>;
+
+export async function benchProbeScale(): Promise<{ lines: string[]; worst: number }> {
+  const hasCurl = curlAvailable();
+  const lines = [
+    `probe-scale: \`seat probe fv --json\` as a process on generated fleets (n aliases answering in 20 ms, 3 hanging at the placement shown; 4 GPUs, upsd, BMC, firewall); concurrency ${CONCURRENCY}, timeout ${TIMEOUT_MS} ms; min / median / max over ${RUNS} runs; bound = ${TIMEOUT_MS} ms (a hanging alias costs its timeout)`,
+    'probe-scale:   on the clock: spawn, node start-up, modules, inventory read and checked, every probe, the diagnosis, the JSON written, the exit; "first request" is when the first HTTP request left, after start-up',
+  ];
+  const cpuPerRun = new Map<number, number[]>();
+  const floorCpu: number[] = [];
+  let worst = 0;
+  for (const n of SIZES) {
+    for (const where of PLACEMENTS) {
+      const shape = scaleShape(n, where, CONCURRENCY, TIMEOUT_MS);
+      const fleet = await startBenchFleet(shape);
+      const anchor = await anchors(fleet.gateway.url, shape.aliases.map(([a]) => a), TIMEOUT_MS, MAX_BODY_BYTES, CONCURRENCY);
+      const hanging = shape.aliases.filter(([, b]) => b.mode === 'hang').map(([a]) => a);
+      try {
+        await runCli(fleet, ['probe', 'fv', '--json']); // not timed: page cache, the stand-in's first connections
+        const cli: ProcessRun[] = [];
+        const curl: ProcessRun[] = [];
+        for (let r = 0; r < RUNS; r++) {
+          if (hasCurl) curl.push(await anchor.curl());
+          cli.push(await runCli(fleet, ['probe', 'fv', '--json']));
+          if (n === SIZES[SIZES.length - 1]) floorCpu.push(await httpFloor(fleet, shape.aliases.filter(([, b]) => b.mode !== 'hang').map(([a]) => a)));
+        }
+        const wall = cli.map((r) => r.wallMs);
+        const ratio = median(wall) / TIMEOUT_MS;
+        worst = Math.max(worst, ratio / (TARGETS[n] ?? 1));
+        const cpu = cli.flatMap((r) => (r.cpuMs === null ? [] : [r.cpuMs]));
+        cpuPerRun.set(n, [...(cpuPerRun.get(n) ?? []), ...cpu]);
+        const rss = cli.flatMap((r) => (r.maxRssBytes === null ? [] : [mib(r.maxRssBytes)]));
+        const firstReq = cli.flatMap((r) => (r.firstRequestMs === null ? [] : [r.firstRequestMs]));
+        const curlMed = median(curl.map((r) => r.wallMs));
+        lines.push(
+          `probe-scale: ${String(n).padStart(5)} aliases, hanging ${where.padEnd(6)} seat ${spread(wall, 0, ' ms').padStart(24)} → ${ratio.toFixed(3)}x the bound (target ≤ ${TARGETS[n]}x: ${ratio <= (TARGETS[n] ?? 0) ? 'met' : 'NOT met'})` +
+            (hasCurl ? `; curl -Z ${spread(curl.map((r) => r.wallMs), 0, ' ms')} → seat is ${(median(wall) / curlMed).toFixed(3)}x curl` : '; curl: not on PATH'),
+          `probe-scale:                              RSS ${spread(rss, 1, ' MiB')} (target < ${RSS_TARGET_MIB[n]} MiB: ${median(rss) < (RSS_TARGET_MIB[n] ?? 0) ? 'met' : 'NOT met'}); CPU ${spread(cpu, 0, ' ms')}; first request at ${spread(firstReq, 0, ' ms')}; ${statusCheck(cli[cli.length - 1]!, hanging)}`,
+        );
+      } finally {
+        await anchor.close();
+        await fleet.stop();
+      }
+    }
+  }
+  const small = median(cpuPerRun.get(SIZES[0]!) ?? []);
+  const big = median(cpuPerRun.get(SIZES[1]!) ?? []);
+  const perTarget = ((big - small) / (SIZES[1]! - SIZES[0]!)) * 1000;
+  const big_n = SIZES[SIZES.length - 1]!;
+  const floorPer = (median(floorCpu) / (big_n - 3 + 1)) * 1000;
+  lines.push(
+    `probe-scale: CPU per alias target ${perTarget.toFixed(0)} µs (user + system: (median CPU of the ${SIZES[1]} runs − that of the ${SIZES[0]} runs) / ${SIZES[1]! - SIZES[0]!}, so start-up cancels out); whole-process CPU / aliases: ${((small / SIZES[0]!) * 1000).toFixed(0)} µs at ${SIZES[0]}, ${((big / SIZES[1]!) * 1000).toFixed(0)} µs at ${SIZES[1]}`,
+    `probe-scale:   baseline: a bare node:http client (bench/http-floor.mjs: same pool size, the listing and the ${big_n - 3} answering requests, bodies parsed, nothing else; its own process, start-up not counted) ${floorPer.toFixed(0)} µs per request (${spread(floorCpu, 0, ' ms')} CPU) → seat is ${(perTarget / floorPer).toFixed(2)}x that per target`,
+  );
+  return { lines, worst };
+}
+
+/** CPU (ms) of the bare node:http client making the same answering requests. */
+async function httpFloor(fleet: BenchFleet, answering: string[]): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'seatbelt-bench-floor-'));
+  try {
+    const list = join(dir, 'aliases.json');
+    await writeFile(list, JSON.stringify(answering));
+    const run = await runProcess(process.execPath, [FLOOR, fleet.gateway.url, list, String(CONCURRENCY)], fleet.env);
+    const m = /FLOOR ([\d.]+) ([\d.]+)/.exec(run.stdout);
+    if (!m) throw new Error(`http-floor said nothing: exit ${run.code}`);
+    return Number(m[2]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The hanging aliases down by their own timeout and every other alias up: the figures mean nothing otherwise. */
+function statusCheck(run: ProcessRun, hanging: string[]): string {
+  let report: { findings: { probe: string; target: string; status: string; reason?: string }[] };
+  try {
+    report = JSON.parse(run.stdout) as typeof report;
+  } catch {
+    return `NO JSON report (exit ${run.code})`;
+  }
+  const aliases = report.findings.filter((f) => f.probe === 'alias');
+  const hung = aliases.filter((f) => hanging.includes(f.target));
+  const hungOk = hung.length === hanging.length && hung.every((f) => f.status === 'down' && f.reason === 'timeout');
+  const notUp = aliases.filter((f) => !hanging.includes(f.target) && f.status !== 'up').length;
+  return `hanging: ${hungOk ? 'down/timeout' : `WRONG (${hung.map((f) => `${f.status}/${f.reason ?? ''}`).join(', ')})`}, others not up: ${notUp}`;
+}
