@@ -6,6 +6,7 @@ import { benchProbe } from './probe.ts';
 import { benchProbeCli } from './probe-cli.ts';
 import { benchProbeScale } from './probe-scale.ts';
 import { benchInventoryLoad } from './inventory-load.ts';
+import { benchStartup } from './startup.ts';
 import { benchStepAck } from './step-ack.ts';
 
 const probe = await benchProbe();
@@ -24,3 +25,4 @@ const journal = await benchJournal();
 for (const l of journal.lines) console.log(l);
 const exported = await benchExport();
 for (const l of exported.lines) console.log(l);
+for (const l of benchStartup().lines) console.log(l);
