@@ -206,10 +206,19 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       }
       return;
     }
-    case 'diagnose':
-      // A pasted log is read before the grammar (diagnose.ts); `--seat` (docker logs over ssh) is the terminal's.
-      await tell(':x: in Slack, paste the log lines after `/seat diagnose`; `seat diagnose --seat SEAT` reads docker logs from a terminal');
-      return;
+    case 'diagnose': {
+      // A pasted log is read before the grammar (diagnose.ts); here: `--seat SEAT`, its docker logs over ssh.
+      if (cmd.seat === undefined) return tell(':x: paste the log lines after `/seat diagnose`, or name a seat: `/seat diagnose --seat SEAT`');
+      const { readSeatLogs, DEFAULT_SINCE } = await import('../../../logdiag/seat-logs.ts');
+      const { renderDiagnosis } = await import('../../../logdiag/render.ts');
+      const deps = ctx.probeDeps ?? {};
+      const r = await readSeatLogs(cmd.seat, cmd.since ?? DEFAULT_SINCE, ctx.fleet, { env: deps.env ?? process.env, ...(deps.reaper ? { reaper: deps.reaper } : {}), ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}) });
+      if (!r.ok) return tell(`:x: ${esc(r.error)}`);
+      const text = renderDiagnosis(r.diagnosis, { source: r.source });
+      const shown = text.length > 3500 ? `${text.slice(0, 3500)}\n… (cut: run seat diagnose --seat ${cmd.seat} in a terminal for all of it)` : text;
+      const head = r.diagnosis.problems > 0 ? `:mag: *${r.diagnosis.problems} problem${r.diagnosis.problems === 1 ? '' : 's'}* in ${esc(r.source)}` : `:mag: nothing wrong recognised in ${esc(r.source)}`;
+      return tell(`${head}${r.warning ? ` (${esc(r.warning)})` : ''}\n\`\`\`${esc(shown)}\`\`\``);
+    }
     default: {
       const unhandled: never = cmd;
       await tell(`:x: \`${esc((unhandled as { verb: string }).verb)}\` is not offered in Slack yet`);
