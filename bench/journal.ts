@@ -27,6 +27,9 @@ export async function benchJournal(): Promise<{ lines: string[] }> {
     // Warm-up: module code, prepared statements, the first file's creation.
     decisionsOurs(file(), 200);
     decisionsPlain(file(), 200);
+    // The batch path too: a bot is a long-running process, its appendMany code compiled by then.
+    batchOursRun(file(), 2_000);
+    batchPlainRun(file(), 2_000);
 
     // (a) and (b) alternate, so a slow spell of the disk falls on both.
     const plain: number[] = [];
