@@ -1,5 +1,6 @@
 // `seat runbook list` and `seat runbook check`: no inventory needed, the runbooks ship with seatbelt.
-import { NAMED_RUNBOOKS, RUNBOOKS } from '../diagnose/runbooks.ts';
+import { RUNBOOKS } from '../diagnose/runbooks.ts';
+import { clean, cut, firstSentence } from '../probes/edge/text.ts';
 import { checkRunbooks, loadRunbooks } from '../runbooks/load.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
@@ -11,11 +12,10 @@ export async function runbooksToTerminal(verb: 'runbook list' | 'runbook check',
   }
   const { runbooks, errors } = await loadRunbooks();
   const proposed = new Set(Object.keys(RUNBOOKS));
-  const named = new Set(Object.keys(NAMED_RUNBOOKS));
   const width = Math.max(0, ...[...runbooks.keys()].map((k) => k.length)) + 2;
   for (const [id, rb] of runbooks) {
-    const how = proposed.has(id) ? 'proposed by the probe' : named.has(id) ? 'started by name' : 'started by name';
-    io.stdout.write(`${id.padEnd(width)}${rb.steps.length} steps · ${how} · ${rb.summary.split('\n')[0]}\n`);
+    const how = proposed.has(id) ? 'proposed by the probe' : 'started by name';
+    io.stdout.write(`${id.padEnd(width)}${rb.steps.length} steps · ${how} · ${cut(clean(firstSentence(rb.summary)), 110)}\n`);
   }
   for (const e of errors) io.stderr.write(`seat: ${e}\n`);
   io.stdout.write(`start one: seat runbook start <runbook> [incident] [--site SITE]\n`);
