@@ -28,7 +28,7 @@ function named(e: Evidence): string | null {
 
 export const backupBeforeEdit: Guardrail = {
   id: 'backup-before-edit',
-  lesson: 'an .env edit records its timestamped backup name first: .env.bak-<why>-yyyyMMdd-HHmmss (seed 000)',
+  lesson: 'an .env edit records its timestamped backup name first: .env.bak-<why>-yyyyMMdd-HHmmss',
   override: true,
   applies: (step, input) => acts(step, input, 'env-edit'),
   check(ctx) {

@@ -34,7 +34,7 @@ export function gpuSamples(findings: readonly Finding[], host: string, index: nu
 
 export const measuredMargin: Guardrail = {
   id: 'measured-margin',
-  lesson: 'a seat move or resize is judged on measured free memory over a window, not on declared util × total (seed 000)',
+  lesson: 'a seat move or resize is judged on measured free memory over a window, not on declared util × total',
   override: true,
   applies: (step, input) => acts(step, input, 'seat-move') || acts(step, input, 'seat-resize'),
   check(ctx) {

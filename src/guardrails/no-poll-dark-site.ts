@@ -7,7 +7,7 @@ export const DARK_SITE_QUIET_MS = 15 * 60_000;
 
 export const noPollDarkSite: Guardrail = {
   id: 'no-poll-dark-site',
-  lesson: 'a site whose every address (BMC included) is dark is not re-probed in a loop: an overload-tripped UPS needs a human (seed 002)',
+  lesson: 'a site whose every address (BMC included) is dark is not re-probed in a loop: an overload-tripped UPS needs a human',
   override: true,
   // A probe of the aliases only goes through the gateway, not to the dark site's addresses.
   applies: (step, input) => (acts(step, input, 'probe') || step.kind === 'probe') && !(step.probe?.only && step.probe.only.every((g) => g === 'aliases')),

@@ -27,7 +27,7 @@ const WHY = 'an existing alias never points at a paid backend: its callers would
 
 export const noSilentPaidRepoint: Guardrail = {
   id: 'no-silent-paid-repoint',
-  lesson: 'never point an existing alias at a paid backend; paid coverage only under a new opt-in alias name (seed 002)',
+  lesson: 'never point an existing alias at a paid backend; paid coverage only under a new opt-in alias name',
   override: false,
   applies: (step, input) => acts(step, input, 'alias-route'),
   check({ input, fleet, step }) {

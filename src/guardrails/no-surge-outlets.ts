@@ -18,7 +18,7 @@ function measuredRatedW(findings: readonly Finding[], site: string): number | un
 
 export const noSurgeOutlets: Guardrail = {
   id: 'no-surge-outlets',
-  lesson: 'the surge-only bank shares the UPS’s one input rating: never use it to exceed the rating (seed 002)',
+  lesson: 'the surge-only bank shares the UPS’s one input rating: never use it to exceed the rating',
   override: false,
   applies: (step, input) => acts(step, input, 'power-plan'),
   check({ input, incident, fleet, findings }) {

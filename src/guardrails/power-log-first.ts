@@ -14,7 +14,7 @@ export function powerLogProblem(e: Evidence): string | null {
 
 export const powerLogFirst: Guardrail = {
   id: 'power-log-first',
-  lesson: 'after a site goes dark, its power log is recovered and its size and sha256 recorded before any power sizing: it holds the only load figures (seed 002)',
+  lesson: 'after a site goes dark, its power log is recovered and its size and sha256 recorded before any power sizing: it holds the only load figures',
   override: true,
   applies: (step, input) => acts(step, input, 'power-sizing'),
   check(ctx) {

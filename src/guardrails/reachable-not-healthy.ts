@@ -7,7 +7,7 @@ const WHY = 'healthy is not reachable: a container healthcheck runs inside again
 
 export const reachableNotHealthy: Guardrail = {
   id: 'reachable-not-healthy',
-  lesson: 'a seat is up only when its published port answers from outside, not when its container healthcheck passes (seed 002)',
+  lesson: 'a seat is up only when its published port answers from outside, not when its container healthcheck passes',
   override: true,
   applies: (step, input) => acts(step, input, 'seat-up'),
   check({ input, fleet, findings, incident }) {

@@ -7,7 +7,7 @@ const INSTEAD = 'recreate the container: docker compose up -d <svc> (with sudo w
 
 export const recreateNotRestart: Guardrail = {
   id: 'recreate-not-restart',
-  lesson: 'after an address or label change, recreate containers; labels attach only at creation (seed 002)',
+  lesson: 'after an address or label change, recreate containers; labels attach only at creation',
   override: true,
   applies: (step, input) => acts(step, input, 'container-change'),
   check({ input, step }) {
