@@ -5,49 +5,33 @@ import { open, stat } from 'node:fs/promises';
 import type { ExportCommand } from '../commands/table.ts';
 import { exportDocument } from '../postmortem/document.ts';
 import type { Fleet } from '../inventory/fleet.ts';
-import { openService } from './incident.ts';
+import { withService } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
 export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
-  let opened: Awaited<ReturnType<typeof openService>>;
-  try {
-    opened = await openService(fleet, io, inventoryPath);
-  } catch (err) {
-    io.stderr.write(`seat: cannot open the journal: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
-    return 3;
-  }
-  const { service, store } = opened;
-  let doc: string;
-  let id: number;
-  let head: string;
-  try {
+  return withService(fleet, io, inventoryPath, async (service) => {
     const incident = service.resolve(cmd.incident);
     if ('error' in incident) {
       io.stderr.write(`seat: ${incident.error}\n`);
       return 2;
     }
-    id = incident.id;
-    const r = exportDocument(service, id, cmd.format, (io.now ?? (() => new Date()))(), fleet);
+    const r = exportDocument(service, incident.id, cmd.format, (io.now ?? (() => new Date()))(), fleet);
     if (!r.ok) {
       io.stderr.write(`seat: ${r.error}\n`);
       return r.code;
     }
-    head = r.head;
-    doc = r.doc;
-  } finally {
-    store.close();
-  }
-  if (cmd.output === undefined) {
-    io.stdout.write(doc);
+    if (cmd.output === undefined) {
+      io.stdout.write(r.doc);
+      return 0;
+    }
+    const wrote = await writeDocument(cmd.output, r.doc);
+    if ('error' in wrote) {
+      io.stderr.write(`seat: ${wrote.error}\n`);
+      return 2;
+    }
+    io.stdout.write(`wrote the postmortem of #${incident.id} to ${cmd.output} (${cmd.format === 'html' ? 'HTML' : 'Markdown'}, ${wrote.bytes.toLocaleString('en-US')} bytes; journal head ${r.head.slice(0, 12)})\n`);
     return 0;
-  }
-  const wrote = await writeDocument(cmd.output, doc);
-  if ('error' in wrote) {
-    io.stderr.write(`seat: ${wrote.error}\n`);
-    return 2;
-  }
-  io.stdout.write(`wrote the postmortem of #${id} to ${cmd.output} (${cmd.format === 'html' ? 'HTML' : 'Markdown'}, ${wrote.bytes.toLocaleString('en-US')} bytes; journal head ${head.slice(0, 12)})\n`);
-  return 0;
+  });
 }
 
 /** Writes the file, created with mode 0644 (a postmortem is for sharing); a directory is refused, not written into. */

@@ -49,7 +49,8 @@ export async function openService(fleet: Fleet, io: CliIo, inventoryPath: string
   return { service, store, where: `${where.path} (${where.from})` };
 }
 
-export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
+/** Opens the journal, runs `work` on the service, closes the journal whatever happens. */
+export async function withService(fleet: Fleet, io: CliIo, inventoryPath: string, work: (service: IncidentService) => Promise<ExitCode>): Promise<ExitCode> {
   let opened: Awaited<ReturnType<typeof openService>>;
   try {
     opened = await openService(fleet, io, inventoryPath);
@@ -57,16 +58,21 @@ export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet, io:
     io.stderr.write(`seat: cannot open the journal: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
     return 3;
   }
-  const { service, store } = opened;
   try {
+    return await work(opened.service);
+  } finally {
+    opened.store.close();
+  }
+}
+
+export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
+  return withService(fleet, io, inventoryPath, async (service) => {
     if (cmd.verb === 'walk') {
       const { walk } = await import('./walk.ts');
-      return await walk(service, cmd.incident, io);
+      return walk(service, cmd.incident, io);
     }
-    return await run(cmd, service, io);
-  } finally {
-    store.close();
-  }
+    return run(cmd, service, io);
+  });
 }
 
 const out = (io: CliIo, s: string): void => void io.stdout.write(`${s}\n`);

@@ -4,25 +4,15 @@
 import { createInterface } from 'node:readline';
 import { actorName, IncidentService } from '../incident/service.ts';
 import { currentStep } from '../incident/engine.ts';
-import type { Evidence, StepAction, StepInput, StepSpec } from '../incident/types.ts';
+import type { Evidence, StepInput, StepSpec } from '../incident/types.ts';
 import { clean } from '../probes/edge/text.ts';
 import { evidenceAsk, localActor, measureFile, powerLogFacts, printSteps, refusalLines } from './incident.ts';
 import type { CliIo, ExitCode } from './run.ts';
+import { NUMERIC_INPUTS, STEP_INPUTS } from '../incident/inputs.ts';
 
 const BODY_LINES = 24;
 
-/** What each class of move asks for, in order. */
-const INPUTS: Partial<Record<StepAction, (keyof StepInput)[]>> = {
-  'alias-route': ['alias', 'backend'],
-  'seat-move': ['seat', 'host', 'gpu', 'wantMiB'],
-  'seat-resize': ['seat', 'host', 'gpu', 'wantMiB'],
-  'seat-up': ['seat'],
-  'env-edit': ['backup'],
-  'container-change': ['method'],
-  'power-plan': ['bank', 'loadW'],
-};
 
-const NUMERIC = new Set<keyof StepInput>(['gpu', 'wantMiB', 'loadW']);
 
 export async function walk(service: IncidentService, id: number | undefined, io: CliIo): Promise<ExitCode> {
   const say = (s: string): void => void io.stdout.write(`${s}\n`);
@@ -165,14 +155,14 @@ async function askEvidence(spec: StepSpec, ask: Ask, say: (s: string) => void): 
 }
 
 async function askInput(spec: StepSpec, ask: Ask, say: (s: string) => void): Promise<StepInput | null> {
-  const fields = spec.action ? (INPUTS[spec.action] ?? []) : [];
+  const fields = spec.action ? (STEP_INPUTS[spec.action] ?? []) : [];
   const input: StepInput = {};
   for (const f of fields) {
     for (;;) {
       const a = await ask(`${f}:`);
       if (a === null) return null;
       if (a === '') break;
-      if (NUMERIC.has(f)) {
+      if (NUMERIC_INPUTS.has(f)) {
         if (!/^\d{1,12}$/.test(a)) {
           say(`${f} is a whole number`);
           continue;

@@ -5,6 +5,7 @@ import type { types, ViewStateValue } from '@slack/bolt';
 import { MAX_TEXT, checkText } from '../incident/service.ts';
 import type { Evidence, EvidenceSpec, StepAction, StepInput, StepSpec } from '../incident/types.ts';
 import { esc, fit, section } from './mrkdwn.ts';
+import { NUMERIC_INPUTS, STEP_INPUTS } from '../incident/inputs.ts';
 
 type KnownBlock = types.KnownBlock;
 
@@ -35,17 +36,6 @@ export function readMeta(s: string): ModalMeta | null {
   }
 }
 
-/** What each class of move asks for, in order (the terminal's `seat walk` asks the same). */
-export const INPUTS: Partial<Record<StepAction, (keyof StepInput)[]>> = {
-  'alias-route': ['alias', 'backend'],
-  'seat-move': ['seat', 'host', 'gpu', 'wantMiB'],
-  'seat-resize': ['seat', 'host', 'gpu', 'wantMiB'],
-  'seat-up': ['seat'],
-  'env-edit': ['backup'],
-  'container-change': ['method'],
-  'power-plan': ['bank', 'loadW'],
-  'power-sizing': ['loadW'],
-};
 
 /** Done on these opens a modal for the inputs of the move. */
 export const MODAL_ACTIONS: ReadonlySet<StepAction> = new Set(['alias-route', 'seat-move', 'seat-resize', 'env-edit', 'container-change', 'power-plan', 'power-sizing', 'seat-up']);
@@ -63,7 +53,6 @@ const LABELS: Record<string, string> = {
   loadW: 'Load (W)',
 };
 
-const NUMERIC = new Set<keyof StepInput>(['gpu', 'wantMiB', 'loadW']);
 const CHOICES: Partial<Record<keyof StepInput, readonly string[]>> = { method: ['recreate', 'restart'], bank: ['battery', 'surge', 'bypass'] };
 const WORD = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -139,12 +128,12 @@ function evidenceBlocks(spec: EvidenceSpec | undefined): KnownBlock[] {
 }
 
 function inputBlocks(action: StepAction | undefined, prefill: StepInput | undefined): KnownBlock[] {
-  const fields = action ? (INPUTS[action] ?? []) : [];
+  const fields = action ? (STEP_INPUTS[action] ?? []) : [];
   return fields.map((f) => {
     const initial = prefill?.[f] === undefined ? undefined : String(prefill[f]);
     const choices = CHOICES[f];
     if (choices) return choice(`in_${f}`, LABELS[f] ?? f, choices, { optional: true, ...(initial !== undefined ? { initial } : {}) });
-    return textInput(`in_${f}`, LABELS[f] ?? f, { optional: true, max: 128, ...(initial !== undefined ? { initial } : {}), ...(NUMERIC.has(f) ? { placeholder: 'a whole number' } : {}) });
+    return textInput(`in_${f}`, LABELS[f] ?? f, { optional: true, max: 128, ...(initial !== undefined ? { initial } : {}), ...(NUMERIC_INPUTS.has(f) ? { placeholder: 'a whole number' } : {}) });
   });
 }
 
@@ -216,7 +205,7 @@ export function readEvidence(v: Values, spec: EvidenceSpec | undefined): { draft
 }
 
 export function readInput(v: Values, action: StepAction | undefined): { input: StepInput } | { errors: Errors } {
-  const fields = action ? (INPUTS[action] ?? []) : [];
+  const fields = action ? (STEP_INPUTS[action] ?? []) : [];
   const input: Record<string, unknown> = {};
   const errors: Errors = {};
   for (const f of fields) {
@@ -231,7 +220,7 @@ export function readInput(v: Values, action: StepAction | undefined): { input: S
     }
     const t = text(v, block);
     if (t === '') continue;
-    if (NUMERIC.has(f)) {
+    if (NUMERIC_INPUTS.has(f)) {
       if (/^\d{1,12}$/.test(t)) input[f] = Number(t);
       else errors[block] = 'expected a whole number';
     } else if (WORD.test(t)) {

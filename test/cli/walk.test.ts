@@ -108,6 +108,7 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, new RegExp(`measured: ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}`));
   assert.match(shown, /recorded: recover-power-log done by ana/);
+  await ana.answer(/loadW: $/, '');
   // 5. The surge bank is refused (no override); the battery bank goes through.
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, /recorded: ups-rating done by ana/);

@@ -66,7 +66,7 @@ test('site-dark through Slack and through seat walk: the same journal content', 
     'd', // blast-radius: a probe
     'd', 'y', // no-polling: a probe, after "has a person reset the UPS?"
     'd', log, // recover-power-log: the file, hashed here
-    'd', // ups-rating: no load typed
+    'd', '', // ups-rating: the load left empty, as the Slack walkthrough leaves it
     'd', 'battery', '800', // power-plan
     'd', 'gen-paid', 'openrouter', // paid-coverage
     'd', 'recreate', // recreate-containers
