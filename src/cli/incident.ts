@@ -16,6 +16,7 @@ import { journalPath } from '../journal/location.ts';
 import { openSqliteJournal } from '../journal/sqlite.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { clean } from '../probes/edge/text.ts';
+import { eventSummary } from '../render/journal.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
@@ -215,33 +216,7 @@ export function incidentLine(i: Incident): string {
 }
 
 export function eventLine(e: JournalEvent): string {
-  const p = e.payload;
-  const what = ((): string => {
-    switch (e.kind) {
-      case 'note':
-        return clean(String(p.text ?? ''));
-      case 'step.skipped':
-        return `skipped: ${clean(String(p.reason ?? ''))}`;
-      case 'step.blocked':
-        return `refused by ${String(p.guardrail)}: ${clean(String(p.refused ?? ''))}`;
-      case 'step.done':
-        return p.evidence ? `evidence: ${evidenceText(p.evidence as Evidence)}` : '';
-      case 'runbook.pinned':
-        return `${String(p.runbook)} sha256 ${String(p.sha256).slice(0, 12)}`;
-      case 'override.requested':
-        return `${String(p.guardrail)} until ${String(p.expiresAt)}: ${clean(String(p.reason ?? ''))}`;
-      case 'override.approved':
-        return `request #${String(p.request)}`;
-      case 'probe.report': {
-        const v = (p.report as { verdict?: { headline?: string } } | undefined)?.verdict;
-        return v?.headline ? clean(v.headline) : '';
-      }
-      case 'incident.opened':
-        return clean(String(p.title ?? ''));
-      default:
-        return '';
-    }
-  })();
+  const what = eventSummary(e, evidenceText);
   const step = e.step ? ` ${e.step}` : '';
   return `  ${String(e.seq).padStart(3)} ${e.happenedAt} ${actorName(e.actor).padEnd(10)} ${e.kind}${step}${what ? ` — ${what}` : ''}`;
 }

@@ -6,8 +6,9 @@ import type { types } from '@slack/bolt';
 import { GUARDRAILS } from '../guardrails/index.ts';
 import type { Refusal } from '../incident/service.ts';
 import type { IncidentView, OverrideRequest, StepView } from '../incident/engine.ts';
-import type { Actor, Evidence, EvidenceSpec, Incident, StepInput } from '../incident/types.ts';
+import type { Actor, Evidence, EvidenceSpec, Incident } from '../incident/types.ts';
 import { fmtInt } from '../probes/edge/text.ts';
+import { inputText } from '../render/journal.ts';
 import { cutLine, esc, fit, section } from './mrkdwn.ts';
 import { markdownToMrkdwn } from './runbook-mrkdwn.ts';
 
@@ -87,11 +88,6 @@ export function evidenceText(e: Evidence): string {
     case 'yesno':
       return e.answer ? 'yes' : 'no';
   }
-}
-
-export function inputText(input: StepInput): string {
-  const parts = Object.entries(input).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${String(v)}`);
-  return parts.length > 0 ? parts.join(' ') : 'no inputs';
 }
 
 export function evidenceAsk(e: EvidenceSpec): string {

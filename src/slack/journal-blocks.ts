@@ -2,9 +2,10 @@
 // Journal lines hold what people typed, so they go out as plain_text: shown as typed, never pinging.
 import type { types } from '@slack/bolt';
 import { actorName } from '../incident/service.ts';
-import type { Evidence, Incident, JournalEvent, Runbook } from '../incident/types.ts';
+import type { Incident, JournalEvent, Runbook } from '../incident/types.ts';
 import { clean } from '../probes/edge/text.ts';
-import { evidenceText, inputText, plain, type Message } from './incident-blocks.ts';
+import { eventSummary } from '../render/journal.ts';
+import { evidenceText, plain, type Message } from './incident-blocks.ts';
 import { esc, fit, section } from './mrkdwn.ts';
 
 type KnownBlock = types.KnownBlock;
@@ -46,42 +47,8 @@ export function incidentListMessage(list: Incident[], all: boolean): Message {
   return { text: `${list.length} incident${list.length === 1 ? '' : 's'}`, blocks: [section(head), ...plainSections(list.map(incidentLine))] };
 }
 
-function what(e: JournalEvent): string {
-  const p = e.payload;
-  switch (e.kind) {
-    case 'incident.opened':
-      return clean(String(p.title ?? ''));
-    case 'incident.closed':
-      return p.reason === undefined ? '' : clean(String(p.reason));
-    case 'note':
-      return clean(String(p.text ?? ''));
-    case 'step.skipped':
-      return `skipped: ${clean(String(p.reason ?? ''))}`;
-    case 'step.blocked':
-      return `refused by ${String(p.guardrail)}: ${clean(String(p.refused ?? ''))}`;
-    case 'step.done':
-      return [p.evidence ? `evidence: ${clean(evidenceText(p.evidence as Evidence))}` : '', typeof p.override === 'number' ? `by override #${p.override}` : ''].filter(Boolean).join(' · ');
-    case 'evidence':
-      return p.evidence ? clean(evidenceText(p.evidence as Evidence)) : '';
-    case 'runbook.pinned':
-      return `${String(p.runbook)} sha256 ${String(p.sha256).slice(0, 12)}`;
-    case 'override.requested':
-      return `${String(p.guardrail)} for ${clean(inputText((p.input ?? {}) as never))} until ${String(p.expiresAt)}: ${clean(String(p.reason ?? ''))}`;
-    case 'override.approved':
-      return `request #${String(p.request)}`;
-    case 'override.refused':
-      return `request #${String(p.request)}: ${clean(String(p.why ?? ''))}`;
-    case 'probe.report': {
-      const v = (p.report as { verdict?: { status?: string; headline?: string } } | undefined)?.verdict;
-      return v ? `${String(v.status ?? '').toUpperCase()} ${clean(v.headline ?? '')}` : '';
-    }
-    case 'correction':
-      return `amends #${String(e.amends)}: ${clean(String(p.text ?? ''))}`;
-  }
-}
-
 export function eventLine(e: JournalEvent): string {
-  const w = what(e);
+  const w = eventSummary(e, evidenceText);
   return `${String(e.seq).padStart(3)} ${hhmm(e.happenedAt)} ${clean(actorName(e.actor)).slice(0, 24)} ${e.kind}${e.step ? ` ${e.step}` : ''}${w ? ` — ${w}` : ''}`;
 }
 
