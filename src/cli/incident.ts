@@ -181,6 +181,7 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
       return 0;
     }
     case 'journal verify': {
+      if (cmd.incident !== undefined && !service.deps.store.incident(cmd.incident)) return err(io, `no incident #${cmd.incident}`);
       const r = service.deps.store.verify(cmd.incident);
       if (r.ok) {
         const heads = [...r.heads.entries()].map(([id, h]) => `#${id} ${h.slice(0, 12)}`).join(', ');

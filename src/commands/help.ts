@@ -29,7 +29,7 @@ export function usageFor(table: readonly CommandSpec[], fe: FrontEnd): string {
     .filter((s) => s.frontEnds.includes(fe))
     .map((s) => {
       const line = synopsis(s, fe);
-      if (fe === 'cli' && !s.frontEnds.includes('slack')) return `${line.padEnd(PAD)}(terminal only: ${s.summary})`;
+      if (fe === 'cli' && !s.frontEnds.includes('slack')) return `${line.padEnd(PAD - 1)} (terminal only: ${s.summary})`;
       return line;
     });
   if (fe === 'cli') {

@@ -165,6 +165,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       return reply(req.respond, ctx, journalMessage(i, service.deps.store.events(i.id)));
     }
     case 'journal verify': {
+      if (cmd.incident !== undefined && !service.deps.store.incident(cmd.incident)) return tell(`:x: no incident #${cmd.incident}`);
       const r = service.deps.store.verify(cmd.incident);
       if (r.ok) return tell(`:white_check_mark: the journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed`);
       return tell(`:rotating_light: the journal does NOT hold: incident #${r.incident}, event ${r.seq}: ${esc(r.why)} (${r.events} events checked)`);
