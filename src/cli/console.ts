@@ -138,7 +138,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ExitCode> {
         return true;
       },
     };
-    const cmdIo: CliIo = { ...io, stdout };
+    const cmdIo: CliIo = { ...io, stdout, askedAt: performance.now() };
     if (sub) cmdIo.stdin = sub;
     else delete cmdIo.stdin;
     try {

@@ -53,7 +53,7 @@ async function main(): Promise<void> {
   try {
     if (await quick(process.argv.slice(2))) return;
     const { runCli } = await import('./run.ts');
-    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin });
+    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);

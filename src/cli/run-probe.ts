@@ -4,11 +4,12 @@ import type { ProbeCommand } from '../commands/parse.ts';
 import { exitCodeFor, reportJson, runProbe } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { RunEvent } from '../probes/runner.ts';
+import { loadMemory, memoryPath, saveMemory } from './probe-memory.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
 type Render = typeof import('./render.ts');
 
-export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo): Promise<ExitCode> {
+export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo, inventoryPath?: string): Promise<ExitCode> {
   const tty = io.stdout.isTTY === true && !command.json;
   const colour = tty && !io.env.NO_COLOR;
   let bad = 0;
@@ -32,8 +33,13 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
       io.stdout.write(`${e.findings.map((f) => r.findingLine(f, { colour: false })).join('\n')}\n`);
     }
   };
+  // A person's `seat probe` (a shell's or the console's) remembers what timed out, for the next one.
+  const memPath = io.askedAt !== undefined && inventoryPath !== undefined && !io.probeDeps?.memory ? memoryPath(io.env, fleet.inventory.fleet, inventoryPath) : null;
+  const memory = io.probeDeps?.memory ?? loadMemory(memPath);
   const running = runProbe(fleet, command, {
     ...io.probeDeps,
+    memory,
+    ...(io.askedAt !== undefined ? { origin: io.askedAt } : {}),
     onEvent: (e) => {
       if (command.json) return;
       if (render) show(render, e);
@@ -56,5 +62,7 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   else {
     io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${loaded.value.renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
   }
+  const unsaved = saveMemory(memPath, memory);
+  if (unsaved !== null && io.env.SEAT_DEBUG) io.stderr.write(`seat: the probe's memory was not saved: ${unsaved}\n`);
   return exitCodeFor(report);
 }

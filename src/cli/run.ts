@@ -21,6 +21,9 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream;
   /** The clock the journal records by; tests inject one. */
   now?: () => Date;
+  /** When this command was asked, on performance.now()'s clock: 0 for a one-shot `seat` (the process's
+   * start), the line's arrival in the console. `seat probe` counts its targets' timeout from it. */
+  askedAt?: number;
 }
 
 export type ExitCode = 0 | 1 | 2 | 3;
@@ -83,7 +86,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       if (parsed.command.verb !== 'probe') return usageError(io, `expected a probe command, got ${parsed.command.verb}`);
       // Loaded only here: help, --version and check answer without the probes' code.
       const { probeToTerminal } = await import('./run-probe.ts');
-      return probeToTerminal(parsed.command, fleet, io);
+      return probeToTerminal(parsed.command, fleet, io, inventoryPath);
     }
     case 'diagnose':
       return (await import('./diagnose.ts')).diagnoseToTerminal(command, fleet, io);

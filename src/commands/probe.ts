@@ -10,7 +10,8 @@ import { planGpuTasks } from '../probes/gpu.ts';
 import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
 import { planPowerTasks } from '../probes/power.ts';
 import { planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
-import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper, Subject } from '../probes/types.ts';
+import { targetKey, type ProbeMemory } from '../probes/memory.ts';
+import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -37,7 +38,14 @@ export interface ProbeReport {
   startedAt: string;
   finishedAt: string;
   durationMs: number;
+  /** The per-probe timeout asked for (the inventory's or --timeout), counted from the command's start. */
   timeoutMs: number;
+  /** What the command's start-up (node, modules, the inventory) took before the probes began, and so
+   * spent of every target's timeout: each target waited at most timeoutMs − startupMs. 0 where the
+   * probe began as it was asked (the bot, an incident step); absent in reports made before it was kept. */
+  startupMs?: number;
+  /** How many targets were asked ahead of the rest because they cost their timeout last time. */
+  askedFirst?: number;
   deadlineMs: number;
   findings: Finding[];
   summary: Summary;
@@ -59,8 +67,23 @@ export interface ProbeDeps {
   reaper?: Reaper;
   /** The runner's timer seam (tests drive time through it). */
   setTimer?: SetTimer;
-  /** The last report's findings, for what is judged by change: a container's restart count. */
-  previousFindings?: readonly Finding[];
+  /** What the last probes left (ProbeMemory.of(findings) for one report): a container's restart count
+   * is judged by whether it rose; the targets that cost their timeout last time are asked first. The
+   * run's findings are learnt into it when it ends. */
+  memory?: ProbeMemory;
+  /** When the person asked, on the `monotonic` clock: for a one-shot `seat probe`, the process's start
+   * (performance.now() counts from it). The start-up before the probes begin is spent of each target's
+   * timeout, so the whole command takes the timeout, not the timeout plus start-up. Unset: the probe
+   * began as it was asked. */
+  origin?: number;
+}
+
+/** The least of a target's timeout start-up may spend: however slow the start, a target gets half. */
+export const MIN_WAIT_FRACTION = 0.5;
+
+/** The timeout left to each target once start-up has spent `startupMs` of `timeoutMs`. */
+export function waitAfterStartup(timeoutMs: number, startupMs: number): number {
+  return Math.max(Math.ceil(timeoutMs * MIN_WAIT_FRACTION), Math.round(timeoutMs - Math.max(0, startupMs)));
 }
 
 type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions) => ProbeTask[];
@@ -76,6 +99,10 @@ export interface ProbePlan {
   sites: string[];
   env: ProbeEnv;
   deadlineMs: number;
+  /** The timeout asked for, and what start-up spent of it (env.timeoutMs is what is left). */
+  timeoutMs: number;
+  startupMs: number;
+  askedFirst: number;
   /** Drops the connections the plan's own HTTP pool holds (none when deps.http was given). */
   close(): void;
 }
@@ -84,62 +111,40 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   const settings = fleet.inventory.settings;
   const sites = req.site === 'all' ? fleet.siteNames : [req.site];
   const timeoutMs = req.timeoutMs ?? settings.probeTimeoutMs;
+  const monotonic = deps.monotonic ?? (() => performance.now());
+  const startupMs = deps.origin === undefined ? 0 : Math.max(0, Math.round(monotonic() - deps.origin));
   const pool = deps.http ? null : createHttpPool({ maxSockets: settings.concurrency });
   const env: ProbeEnv = {
     http: deps.http ?? pool!.transport,
     env: deps.env ?? process.env,
     ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}),
     ...(deps.pingCommand ? { pingCommand: deps.pingCommand } : {}),
-    now: deps.monotonic ?? (() => performance.now()),
+    now: monotonic,
     clock: deps.clock ?? (() => new Date()),
     paid: req.paid,
-    timeoutMs,
+    // Every target's own timeout, start-up taken off: what each may wait from when it is asked.
+    timeoutMs: waitAfterStartup(timeoutMs, startupMs),
     marginFloorMiB: settings.marginFloorMiB,
     reaper: deps.reaper ?? createReaper(),
     maxBodyBytes: MAX_BODY_BYTES,
     maxOutputBytes: MAX_OUTPUT_BYTES,
   };
   const groups: ProbeGroup[] = ['power', 'gpus', 'aliases'];
-  const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { previous: deps.previousFindings }));
+  const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { memory: deps.memory }));
   // Not the inventory's order: what everything waits on and what is vital first, then sites and kinds
   // taken in turn, so a dark site's hanging targets never fill every slot while the rest queue behind.
-  const slow = slowTargets(deps.previousFindings);
-  const tasks = startOrder(planned, (t) => taskSite(fleet, t), (t) => slow.has(targetKey(t.subject)));
+  const slow = deps.memory?.slow;
+  let askedFirst = 0;
+  const risky = (t: ProbeTask): boolean => {
+    const yes = slow !== undefined && slow.has(targetKey(t.subject));
+    if (yes) askedFirst += 1;
+    return yes;
+  };
+  const tasks = startOrder(planned, (t) => taskSite(fleet, t), slow && slow.size > 0 ? risky : undefined);
   // One deadline over the whole run, from the plan: a fleet of 10,000 aliases must not turn a hanging
   // target's "down at its timeout" into "not started" because a fixed deadline ran out first.
   const deadlineMs = Math.max(settings.deadlineMs, planDeadline(tasks, settings.concurrency));
-  return { tasks, sites, env, deadlineMs, close: () => pool?.close() };
-}
-
-/** Why a finding says its target cost its timeout (or never got to answer): a slow risk next time. */
-const SLOW: ReadonlySet<string> = new Set(['timeout', 'deadline', 'not_started']);
-
-function slowTargets(previous: readonly Finding[] | undefined): Set<string> {
-  const out = new Set<string>();
-  for (const f of previous ?? []) if (f.reason !== undefined && SLOW.has(f.reason)) out.add(targetKey(f.subject));
-  return out;
-}
-
-/** One key for a task and the findings it yields: an alias, a seat, a key's listing, a host's GPUs or
- * containers, a UPS, an address. */
-export function targetKey(s: Subject): string {
-  switch (s.kind) {
-    case 'alias':
-      return `alias:${s.name}`;
-    case 'seat':
-      return `seat:${s.name}`;
-    case 'gateway':
-      return `gateway:${s.key}`;
-    case 'gpu':
-    case 'gpu-host':
-      return `gpu:${s.host}`;
-    case 'container':
-      return `container:${s.host}`;
-    case 'ups':
-      return `ups:${s.site}:${s.ups}`;
-    case 'address':
-      return `address:${s.site}:${s.role}:${s.name}`;
-  }
+  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => pool?.close() };
 }
 
 /** The site a task's target is at; an alias is at its seats' site (none for an outside backend). */
@@ -153,9 +158,10 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   const clock = deps.clock ?? (() => new Date());
   const monotonic = deps.monotonic ?? (() => performance.now());
   const plan = planProbe(fleet, req, deps);
-  const { tasks, sites, env, deadlineMs } = plan;
-  const startedAt = clock();
-  const t0 = monotonic();
+  const { tasks, sites, deadlineMs, startupMs } = plan;
+  // From when the person asked: the start-up is part of what they waited.
+  const t0 = monotonic() - startupMs;
+  const startedAt = new Date(clock().getTime() - startupMs);
   let findings: Finding[];
   // The diagnosis is loaded while the probes wait on the network, not before the first request.
   let diagnosis: Promise<typeof import('../diagnose/verdict.ts')>;
@@ -174,6 +180,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   } finally {
     plan.close();
   }
+  deps.memory?.learn(findings);
   const durationMs = Math.round(monotonic() - t0);
   const { decide, summarize } = await diagnosis;
   const ordered = sortFindings(findings);
@@ -187,7 +194,9 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     startedAt: startedAt.toISOString(),
     finishedAt: clock().toISOString(),
     durationMs,
-    timeoutMs: env.timeoutMs,
+    timeoutMs: plan.timeoutMs,
+    startupMs,
+    askedFirst: plan.askedFirst,
     deadlineMs,
     findings: ordered,
     summary,
@@ -243,6 +252,8 @@ export function reportJson(report: ProbeReport): object {
     schemaVersion: report.schemaVersion,
     sites: report.sites,
     timeoutMs: report.timeoutMs,
+    startupMs: report.startupMs ?? 0,
+    askedFirst: report.askedFirst ?? 0,
     deadlineMs: report.deadlineMs,
   };
 }

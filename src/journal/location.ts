@@ -17,8 +17,13 @@ export function journalPath(env: NodeJS.ProcessEnv, inventory?: { journal?: stri
     const base = inventoryPath ? dirname(resolve(inventoryPath)) : process.cwd();
     return { path: resolve(base, named), from: 'inventory' };
   }
+  return { path: join(stateDir(env, home), 'journal.sqlite'), from: 'state-dir' };
+}
+
+/** seatbelt's folder in XDG's state directory ($XDG_STATE_HOME/seatbelt, else ~/.local/state/seatbelt). */
+export function stateDir(env: NodeJS.ProcessEnv, home: () => string = homedir): string {
   // The XDG spec says a relative XDG_STATE_HOME is invalid and is to be ignored.
   const xdg = env.XDG_STATE_HOME;
   const state = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || home(), '.local', 'state');
-  return { path: join(state, 'seatbelt', 'journal.sqlite'), from: 'state-dir' };
+  return join(state, 'seatbelt');
 }

@@ -2,7 +2,7 @@
 // attaches. The sections come first and the verdict last, so the last screen of a terminal shows
 // the verdict, what to run next and where the details are.
 import { format } from 'date-fns/format';
-import { DRILL_SOURCE, type ProbeReport } from '../commands/probe.ts';
+import { DRILL_SOURCE, waitAfterStartup, type ProbeReport } from '../commands/probe.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import { PLAIN, type Paint } from './marks.ts';
 import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
@@ -69,8 +69,16 @@ export function countLine(report: ProbeReport): string {
   return (
     `${fmtInt(report.findings.length)} findings: ${fmtInt(c.up)} up, ${fmtInt(c.down)} down, ${fmtInt(c.degraded)} degraded, ${fmtInt(c.unknown)} unknown — ` +
     `measured in ${fmtInt(report.durationMs)} ms${what ? `: ${what}` : ''}${inferred > 0 ? ` (${fmtInt(inferred)} not measured: inferred)` : ''}; ` +
-    `started ${started} (per-probe timeout ${fmtInt(report.timeoutMs)} ms, deadline ${fmtInt(report.deadlineMs)} ms)`
+    `started ${started} (per-probe timeout ${fmtInt(report.timeoutMs)} ms${startupWords(report)}, deadline ${fmtInt(report.deadlineMs)} ms)`
   );
+}
+
+/** The start-up spent of each target's timeout, where there was one: what a target really waited. */
+function startupWords(report: ProbeReport): string {
+  const s = report.startupMs ?? 0;
+  const first = report.askedFirst ?? 0;
+  const asked = first > 0 ? `; ${fmtInt(first)} ${first === 1 ? 'target' : 'targets'} that cost the timeout last time asked first` : '';
+  return (s > 0 ? ` from the command's start: start-up took ${fmtInt(s)} ms, each target waited at most ${fmtInt(waitAfterStartup(report.timeoutMs, s))} ms` : '') + asked;
 }
 
 /** Where the rest is: every row with --all when some were folded, the facts with --json. */

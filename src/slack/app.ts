@@ -4,6 +4,7 @@ import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
 import { runProbe, type ProbeDeps } from '../commands/probe.ts';
+import { ProbeMemory } from '../probes/memory.ts';
 import { IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
@@ -96,7 +97,9 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   const ctx: SeatContext = {
     fleet: opts.fleet,
     log,
-    probeDeps: opts.probeDeps,
+    // One memory across the bot's probes: a container's restart count is judged by whether it rose since
+    // the last probe, and what cost its timeout last time is asked first.
+    probeDeps: { memory: new ProbeMemory(), ...opts.probeDeps },
     runProbe: opts.runProbe ?? runProbe,
     probes: probeQueue(opts.maxProbes ?? MAX_PROBES_AT_ONCE),
     probing: new Map(),

@@ -125,7 +125,7 @@ function cutText(s: string, max: number): string {
 function footerBlocks(report: ProbeReport, req: ProbeRequest, askedBy?: string): KnownBlock[] {
   const what = tally(report.findings);
   const measured = fit(
-    `${fmtInt(report.findings.length)} findings measured in ${fmtInt(report.durationMs)} ms${what ? ` (${what})` : ''}, per-probe timeout ${fmtInt(report.timeoutMs)} ms · started ${report.startedAt}`,
+    `${fmtInt(report.findings.length)} findings measured in ${fmtInt(report.durationMs)} ms${what ? ` (${what})` : ''}, per-probe timeout ${fmtInt(report.timeoutMs)} ms${(report.askedFirst ?? 0) > 0 ? ` (${fmtInt(report.askedFirst ?? 0)} that cost it last time asked first)` : ''} · started ${report.startedAt}`,
     2000,
   );
   return [

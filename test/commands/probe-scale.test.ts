@@ -2,6 +2,7 @@
 // their own timeout at 10,000 aliases as at 30, because the overall deadline follows from the plan
 // instead of being a constant a big fleet outruns. The gateway is an in-process stand-in (a transport
 // answering at once), so the run is quick; nothing here is timed.
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Fleet } from '../../src/inventory/fleet.ts';
@@ -86,7 +87,20 @@ test('a target that cost its timeout last time starts first this time (after the
   const hung = planProbe(fleet, req, { env: {} }).tasks.find((t) => t.id === `alias:${names[299]}`)!;
   const previous = hung.onTimeout(TIMEOUT_MS);
   assert.equal(previous[0]?.reason, 'timeout');
-  const warm = planProbe(fleet, req, { env: {}, previousFindings: previous }).tasks.map((t) => t.id);
+  const warm = planProbe(fleet, req, { env: {}, memory: ProbeMemory.of(previous) }).tasks.map((t) => t.id);
   assert.deepEqual(warm.slice(0, 3), ['gateway:admin', 'gateway:outside-inventory', `alias:${names[299]}`]);
   assert.equal(new Set(warm).size, cold.length);
+});
+
+test('start-up is spent of every target timeout, never more than half of it', () => {
+  const { fleet } = fleetOf(30);
+  const req = { site: 'fv', only: ['aliases' as const], timeoutMs: null, paid: false };
+  const at = (now: number) => planProbe(fleet, req, { env: {}, origin: 0, monotonic: () => now });
+  assert.equal(at(400).env.timeoutMs, TIMEOUT_MS - 400, 'a target waits the timeout less the 400 ms the command took to start');
+  assert.equal(at(400).startupMs, 400);
+  assert.equal(at(400).timeoutMs, TIMEOUT_MS, 'the timeout asked for is kept for the report');
+  assert.equal(at(900).env.timeoutMs, TIMEOUT_MS / 2, 'however slow the start, a target gets half its timeout');
+  const asked = planProbe(fleet, req, { env: {} });
+  assert.equal(asked.env.timeoutMs, TIMEOUT_MS, 'no origin (the bot, a step): the probe began as it was asked');
+  assert.equal(asked.startupMs, 0);
 });

@@ -1,6 +1,7 @@
 // What the container tests share: a loopback listener standing in for a seat's port (and a port
 // nobody holds), the drill's docker stand-in behind its ssh stand-in, and fixture trees written per
 // case into a temp folder that is removed afterwards.
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -108,7 +109,7 @@ export const PUBLISHED = (port: number): Record<string, { HostIp: string; HostPo
 
 /** Every finding of ana-ml2's container task. */
 export async function probeHost(fleet: Fleet, env: ProbeEnv, previous?: Finding[]): Promise<Finding[]> {
-  const task = planContainerTasks(fleet, { sites: ['ana'] }, env, { previous }).find((t) => t.host === HOST);
+  const task = planContainerTasks(fleet, { sites: ['ana'] }, env, { memory: previous ? ProbeMemory.of(previous) : undefined }).find((t) => t.host === HOST);
   assert.ok(task, 'a container task for ana-ml2');
   return task.run(new AbortController().signal);
 }

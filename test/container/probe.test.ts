@@ -1,5 +1,6 @@
 // The container probe against the drill's docker stand-in behind its ssh stand-in, answering from
 // fixture files written per test into a temp folder, and a real loopback listener for the seat's port.
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DRILL_BIN } from '../../drills/drill.ts';
@@ -198,7 +199,7 @@ test('seat probe passes the last report’s findings in: an unchanged RestartCou
   const embed = (r: typeof first) => r.findings.find((f) => f.target === `vllm-embed@${HOST}`)!;
   assert.equal(embed(first).reason, 'restarting');
   assert.deepEqual(first.summary.containers.restarting.map((c) => [c.container, c.restartCount]), [['vllm-embed', 7]]);
-  const again = await runProbe(fleet, { site: 'ana', only: ['gpus'], timeoutMs: 3000, paid: false }, { ...deps, previousFindings: first.findings });
+  const again = await runProbe(fleet, { site: 'ana', only: ['gpus'], timeoutMs: 3000, paid: false }, { ...deps, memory: ProbeMemory.of(first.findings) });
   assert.equal(embed(again).status, 'up');
   assert.match(embed(again).detail, /RestartCount 7, unchanged since the last report$/);
 });

@@ -11,6 +11,7 @@ import { clean, cut, firstLine, firstSentence, fmtInt } from '../edge/text.ts';
 import { graceFor, innerBudget } from '../edge/timeout.ts';
 import { tcpConnect, type TcpOutcome } from '../power/tcp.ts';
 import type { Finding, FindingStatus, ProbeEnv, ProbeScope, ProbeTask, Reason } from '../types.ts';
+import { containerKey, type ProbeMemory } from '../memory.ts';
 import { judgeContainer, stateOf } from './judge.ts';
 import { parseInspect, type Inspected } from './parse.ts';
 
@@ -18,8 +19,8 @@ import { parseInspect, type Inspected } from './parse.ts';
 export const MAX_INSPECT_BYTES = 1024 * 1024;
 
 export interface ContainerPlanOptions {
-  /** The findings of the report to compare with: a restart count is judged by whether it rose. */
-  previous?: readonly Finding[] | undefined;
+  /** What the last probe read: a restart count is judged by whether it rose. */
+  memory?: ProbeMemory | undefined;
 }
 
 interface Failure {
@@ -36,7 +37,7 @@ interface One {
 }
 
 export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions = {}): ProbeTask[] {
-  const previous = previousCounts(opts.previous ?? []);
+  const previous = opts.memory?.restarts ?? new Map<string, number>();
   const tasks: ProbeTask[] = [];
   for (const site of scope.sites) {
     for (const host of fleet.hostsAt(site)) {
@@ -45,7 +46,7 @@ export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEn
       if (host.host.ssh === 'local' || host.host.gpuVendor === 'none') continue;
       const ones: One[] = fleet.seatsAt(site).flatMap((seat) => {
         const container = seat.seat.container;
-        return seat.host.name === host.name && container !== undefined ? [{ seat, container, previous: previous.get(key(host.name, container)) ?? null }] : [];
+        return seat.host.name === host.name && container !== undefined ? [{ seat, container, previous: previous.get(containerKey(host.name, container)) ?? null }] : [];
       });
       const first = ones[0];
       if (!first) continue;
@@ -154,19 +155,6 @@ function sshCommand(host: HostRef, words: string[], timeoutMs: number): string[]
   // Under the kill timeout, so an unreachable host gets ssh's own "timed out" (down), not our kill (unknown).
   const connectTimeout = Math.max(1, Math.floor((timeoutMs - 500) / 1000));
   return ['ssh', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeout}`, host.host.ssh, ...words];
-}
-
-function key(host: string, container: string): string {
-  return `${host}\u0000${container}`;
-}
-
-function previousCounts(findings: readonly Finding[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const f of findings) {
-    if (f.data.kind !== 'container' || f.data.container.restartCount === null) continue;
-    out.set(key(f.data.container.host, f.data.container.container), f.data.container.restartCount);
-  }
-  return out;
 }
 
 /** Why docker gave no usable output, or null when it exited 0. */
