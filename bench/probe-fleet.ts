@@ -73,7 +73,9 @@ ${shape.aliases.map(([a]) => `  ${a}: { kind: chat, backend: { name: bench, paid
     gateway,
     inventoryPath,
     yaml,
-    env: { ...process.env, SEAT_BENCH_KEY: KEY, PATH: `${DRILL_BIN}:${process.env.PATH ?? ''}` },
+    // A state directory of its own: what one run remembers (the targets that cost their timeout, asked
+    // first next time) is this fleet's, and gone with it. Cold runs turn the memory off.
+    env: { ...process.env, SEAT_BENCH_KEY: KEY, PATH: `${DRILL_BIN}:${process.env.PATH ?? ''}`, XDG_STATE_HOME: join(dir, 'state'), SEAT_PROBE_MEMORY: 'on' },
     upsd: ups ? 'real upsd' : `no upsd: ${noUpsd}`,
     stop: async () => {
       await gateway.stop();
@@ -96,9 +98,21 @@ export interface ProcessRun {
   firstRequestMs: number | null;
 }
 
-/** `seat <args>` as a fresh process of the compiled CLI (cold: a new node, nothing cached in-process). */
-export function runCli(fleet: BenchFleet, args: string[]): Promise<ProcessRun> {
-  return runProcess(process.execPath, ['--require', PRELOAD, CLI, '--inventory', fleet.inventoryPath, ...args], fleet.env);
+/** `seat <args>` as a fresh process of the compiled CLI (cold: a new node, nothing cached in-process).
+ * `memory: false`: nothing remembered from the run before (SEAT_PROBE_MEMORY=off), a first run's order. */
+export function runCli(fleet: BenchFleet, args: string[], o: { memory?: boolean } = {}): Promise<ProcessRun> {
+  const env = o.memory === false ? { ...fleet.env, SEAT_PROBE_MEMORY: 'off' } : fleet.env;
+  return runProcess(process.execPath, ['--require', PRELOAD, CLI, '--inventory', fleet.inventoryPath, ...args], env);
+}
+
+/** What the run's JSON report says of itself: the start-up spent of the timeout, the targets asked first. */
+export function reportFacts(run: ProcessRun): { startupMs: number; askedFirst: number } | null {
+  try {
+    const r = JSON.parse(run.stdout) as { startupMs?: number; askedFirst?: number };
+    return { startupMs: r.startupMs ?? 0, askedFirst: r.askedFirst ?? 0 };
+  } catch {
+    return null;
+  }
 }
 
 export async function runProcess(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<ProcessRun> {

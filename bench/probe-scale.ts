@@ -2,13 +2,17 @@
 // 3,000 aliases answering in 20 ms, three of them hanging, placed first, in the middle or last in the
 // inventory; at the inventory's default concurrency. Each beside the bound (the hanging aliases'
 // timeout) and `curl -Z` making the same requests with the same parallelism, run alternately.
+// Two kinds of run: as a person runs it again (what cost its timeout the run before is asked first —
+// the untimed first run left that in the fleet's state directory), and a first run with nothing
+// remembered (SEAT_PROBE_MEMORY=off: the inventory's order, where a hanging alias placed last waits
+// for every other alias to be sent).
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_BODY_BYTES } from '../src/commands/probe.ts';
 import { anchors, curlAvailable } from './probe-curl.ts';
-import { median, mib, runCli, runProcess, scaleShape, spread, startBenchFleet, type BenchFleet, type Placement, type ProcessRun } from './probe-fleet.ts';
+import { median, mib, reportFacts, runCli, runProcess, scaleShape, spread, startBenchFleet, type BenchFleet, type Placement, type ProcessRun } from './probe-fleet.ts';
 
 const FLOOR = fileURLToPath(new URL('./http-floor.mjs', import.meta.url));
 
@@ -24,7 +28,8 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
   const hasCurl = curlAvailable();
   const lines = [
     `probe-scale: \`seat probe fv --json\` as a process on generated fleets (n aliases answering in 20 ms, 3 hanging at the placement shown; 4 GPUs, upsd, BMC, firewall); concurrency ${CONCURRENCY}, timeout ${TIMEOUT_MS} ms; min / median / max over ${RUNS} runs; bound = ${TIMEOUT_MS} ms (a hanging alias costs its timeout)`,
-    'probe-scale:   on the clock: spawn, node start-up, modules, inventory read and checked, every probe, the diagnosis, the JSON written, the exit; "first request" is when the first HTTP request left, after start-up',
+    'probe-scale:   on the clock: spawn, node start-up, modules, inventory read and checked, every probe, the diagnosis, the JSON written, the exit; "first request" is when the first HTTP request left, after start-up; a target\'s timeout counts from the command\'s start (the start-up is spent of it, as the report says)',
+    'probe-scale:   "again": as a person runs it a second time (the hanging aliases cost their timeout in the untimed run before, so they are asked first); "first run": nothing remembered, the inventory\'s order',
   ];
   const cpuPerRun = new Map<number, number[]>();
   const floorCpu: number[] = [];
@@ -36,16 +41,21 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
       const anchor = await anchors(fleet.gateway.url, shape.aliases.map(([a]) => a), TIMEOUT_MS, MAX_BODY_BYTES, CONCURRENCY);
       const hanging = shape.aliases.filter(([, b]) => b.mode === 'hang').map(([a]) => a);
       try {
-        await runCli(fleet, ['probe', 'fv', '--json']); // not timed: page cache, the stand-in's first connections
+        await runCli(fleet, ['probe', 'fv', '--json']); // not timed: page cache, the stand-in's first connections, and what it remembers
         const cli: ProcessRun[] = [];
+        const first: ProcessRun[] = [];
         const curl: ProcessRun[] = [];
         for (let r = 0; r < RUNS; r++) {
           if (hasCurl) curl.push(await anchor.curl());
           cli.push(await runCli(fleet, ['probe', 'fv', '--json']));
+          first.push(await runCli(fleet, ['probe', 'fv', '--json'], { memory: false }));
           if (n === SIZES[SIZES.length - 1]) floorCpu.push(await httpFloor(fleet, shape.aliases.filter(([, b]) => b.mode !== 'hang').map(([a]) => a)));
         }
         const wall = cli.map((r) => r.wallMs);
         const ratio = median(wall) / TIMEOUT_MS;
+        const firstWall = first.map((r) => r.wallMs);
+        const firstRatio = median(firstWall) / TIMEOUT_MS;
+        const facts = cli.flatMap((r) => reportFacts(r) ?? []);
         worst = Math.max(worst, ratio / (TARGETS[n] ?? 1));
         const cpu = cli.flatMap((r) => (r.cpuMs === null ? [] : [r.cpuMs]));
         cpuPerRun.set(n, [...(cpuPerRun.get(n) ?? []), ...cpu]);
@@ -53,9 +63,10 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
         const firstReq = cli.flatMap((r) => (r.firstRequestMs === null ? [] : [r.firstRequestMs]));
         const curlMed = median(curl.map((r) => r.wallMs));
         lines.push(
-          `probe-scale: ${String(n).padStart(5)} aliases, hanging ${where.padEnd(6)} seat ${spread(wall, 0, ' ms').padStart(24)} → ${ratio.toFixed(3)}x the bound (target ≤ ${TARGETS[n]}x: ${ratio <= (TARGETS[n] ?? 0) ? 'met' : 'NOT met'})` +
+          `probe-scale: ${String(n).padStart(5)} aliases, hanging ${where.padEnd(6)} again ${spread(wall, 0, ' ms').padStart(24)} → ${ratio.toFixed(3)}x the bound (target ≤ ${TARGETS[n]}x: ${ratio <= (TARGETS[n] ?? 0) ? 'met' : 'NOT met'})` +
             (hasCurl ? `; curl -Z ${spread(curl.map((r) => r.wallMs), 0, ' ms')} → seat is ${(median(wall) / curlMed).toFixed(3)}x curl` : '; curl: not on PATH'),
-          `probe-scale:                              RSS ${spread(rss, 1, ' MiB')} (target < ${RSS_TARGET_MIB[n]} MiB: ${median(rss) < (RSS_TARGET_MIB[n] ?? 0) ? 'met' : 'NOT met'}); CPU ${spread(cpu, 0, ' ms')}; first request at ${spread(firstReq, 0, ' ms')}; ${statusCheck(cli[cli.length - 1]!, hanging)}`,
+          `probe-scale:                              first run ${spread(firstWall, 0, ' ms')} → ${firstRatio.toFixed(3)}x the bound (${firstRatio <= (TARGETS[n] ?? 0) ? 'within' : 'over'} ${TARGETS[n]}x); ${statusCheck(first[first.length - 1]!, hanging)}`,
+          `probe-scale:                              RSS ${spread(rss, 1, ' MiB')} (target < ${RSS_TARGET_MIB[n]} MiB: ${median(rss) < (RSS_TARGET_MIB[n] ?? 0) ? 'met' : 'NOT met'}); CPU ${spread(cpu, 0, ' ms')}; first request at ${spread(firstReq, 0, ' ms')}; start-up spent of the timeout ${spread(facts.map((f) => f.startupMs), 0, ' ms')}; asked first ${spread(facts.map((f) => f.askedFirst))}; ${statusCheck(cli[cli.length - 1]!, hanging)}`,
         );
       } finally {
         await anchor.close();
