@@ -40,7 +40,8 @@ async function main(): Promise<number> {
     return runCli(['drill', 'fv-site-dark'], { ...io, stdin: process.stdin });
   }
   // A configured fleet is used as it is; only without one do the drill's stand-ins start.
-  if (process.env.SEAT_INVENTORY || namesInventory) return runCli(command, io);
+  // As a one-shot `seat`: asked when the process began (a probe's timeout counts from there).
+  if (process.env.SEAT_INVENTORY || namesInventory) return runCli(command, { ...io, askedAt: 0 });
 
   // The drill lives outside src/: loaded only here, never by the bot or the CLI.
   const { startDrill, DRILL_INVENTORY } = await import('../../drills/drill.ts');
