@@ -75,7 +75,7 @@ ${shape.aliases.map(([a]) => `  ${a}: { kind: chat, backend: { name: bench, paid
     yaml,
     // A state directory of its own: what one run remembers (the targets that cost their timeout, asked
     // first next time) is this fleet's, and gone with it. Cold runs turn the memory off.
-    env: { ...process.env, SEAT_BENCH_KEY: KEY, PATH: `${DRILL_BIN}:${process.env.PATH ?? ''}`, XDG_STATE_HOME: join(dir, 'state'), SEAT_PROBE_MEMORY: 'on' },
+    env: withMemory({ ...process.env, SEAT_BENCH_KEY: KEY, PATH: `${DRILL_BIN}:${process.env.PATH ?? ''}`, XDG_STATE_HOME: join(dir, 'state') }),
     upsd: ups ? 'real upsd' : `no upsd: ${noUpsd}`,
     stop: async () => {
       await gateway.stop();
@@ -96,6 +96,12 @@ export interface ProcessRun {
   cpuMs: number | null;
   /** When the first HTTP request left, in ms since the child started (its node start-up included). */
   firstRequestMs: number | null;
+}
+
+/** The environment with the probe memory at its default (on), whatever the bench was started with. */
+function withMemory(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  delete env.SEAT_PROBE_MEMORY;
+  return env;
 }
 
 /** `seat <args>` as a fresh process of the compiled CLI (cold: a new node, nothing cached in-process).

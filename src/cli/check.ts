@@ -3,6 +3,7 @@
 // (the schema refuses one).
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Seat } from '../inventory/schema.ts';
+import { memoryPath } from './probe-memory.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (count: number, one: string, many = `${one}s`): string => `${n(count)} ${count === 1 ? one : many}`;
@@ -14,6 +15,7 @@ export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv
     `${path}: a valid inventory`,
     `fleet ${JSON.stringify(inv.fleet)}${inv.drill ? ' (DRILL: stand-ins, not the real fleet)' : ''}: ${plural(fleet.sites.size, 'site')}, ${plural(fleet.hosts.size, 'host')}, ${plural(gpus, 'GPU')}, ${plural(fleet.seats.size, 'seat')}, ${plural(fleet.aliases.size, 'alias', 'aliases')}`,
     `settings: probe timeout ${n(inv.settings.probeTimeoutMs)} ms, deadline ${n(inv.settings.deadlineMs)} ms, concurrency ${inv.settings.concurrency}, GPU free floor ${n(inv.settings.marginFloorMiB)} MiB, UPS load warning ${inv.settings.upsLoadWarnPct}%`,
+    `probe memory (what timed out is asked first; restart counts compared): ${memoryPath(env, inv.fleet, path) ?? 'off (SEAT_PROBE_MEMORY=off)'}`,
     `on call: ${inv.oncall.users.join(', ') || 'no users'}${inv.oncall.userGroup ? `, group ${inv.oncall.userGroup}` : ''}; channels ${inv.oncall.channels.join(', ') || 'none'}`,
     '',
     `gateway ${inv.gateway.baseUrl}`,

@@ -6,6 +6,7 @@ import type { DrillCommand } from '../commands/table.ts';
 import { nearest } from '../commands/suggest.ts';
 import { GUARDRAILS } from '../guardrails/index.ts';
 import { journalPath } from '../journal/location.ts';
+import { ProbeMemory } from '../probes/memory.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import { runConsole } from './console.ts';
 import { openService } from './incident.ts';
@@ -43,7 +44,8 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo): Promise<Exi
   }
   try {
     const env = { ...io.env, ...drill.env };
-    const consoleIo: CliIo = { ...io, env, probeDeps: { ...io.probeDeps, env, ...drill.probe } };
+    // The drill's memory stays in the process: its inventory is made afresh each time, a file would be litter.
+    const consoleIo: CliIo = { ...io, env, probeDeps: { memory: new ProbeMemory(), ...io.probeDeps, env, ...drill.probe } };
     const journal = journalPath(env, drill.fleet.inventory, drill.inventoryPath);
     const paths = (name: string): string => drill.files.get(name) ?? name;
     const first = scenario.firstSteps(paths);

@@ -2,7 +2,7 @@
 // before the plan (the targets that cost their timeout last time are asked first) and written after the
 // report. A hint, not a record: a missing, unreadable or foreign file is an empty memory, and a failed
 // write loses nothing the person sees. SEAT_PROBE_MEMORY=off turns it off.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stateDir } from '../journal/location.ts';
 import { ProbeMemory } from '../probes/memory.ts';
@@ -21,7 +21,8 @@ export function loadMemory(path: string | null): ProbeMemory {
   if (path === null) return new ProbeMemory();
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    // Never blocks on a FIFO put in its place, never follows a link: only a plain file of ours is read.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch {
     return new ProbeMemory();
   }
@@ -43,16 +44,23 @@ export function loadMemory(path: string | null): ProbeMemory {
   }
 }
 
-/** Writes the memory whole or not at all (a temporary file renamed over it). Says why when it could not. */
+/** Writes the memory whole or not at all: a temporary file made new ('wx': never through a link or into a
+ * file someone put there first; then this save is given up), renamed over it. Two probes at once: the
+ * last one to end wins (a hint). Says why when it could not. */
 export function saveMemory(path: string | null, memory: ProbeMemory): string | null {
   if (path === null) return null;
-  const tmp = `${path}.${process.pid}.tmp`;
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
     mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-    writeFileSync(tmp, JSON.stringify(memory), { mode: 0o600 });
+    writeFileSync(tmp, JSON.stringify(memory), { mode: 0o600, flag: 'wx' });
     renameSync(tmp, path);
     return null;
   } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // never made, or already renamed
+    }
     return err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
   }
 }

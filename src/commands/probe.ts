@@ -40,10 +40,13 @@ export interface ProbeReport {
   durationMs: number;
   /** The per-probe timeout asked for (the inventory's or --timeout), counted from the command's start. */
   timeoutMs: number;
-  /** What the command's start-up (node, modules, the inventory) took before the probes began, and so
-   * spent of every target's timeout: each target waited at most timeoutMs − startupMs. 0 where the
-   * probe began as it was asked (the bot, an incident step); absent in reports made before it was kept. */
+  /** What the command's start-up (node, modules, the inventory) took before the probes began, spent of
+   * every target's timeout. 0 where the probe began as it was asked (the bot, an incident step); absent
+   * in reports made before it was kept. */
   startupMs?: number;
+  /** What each target could wait once its request left: waitAfterStartup(timeoutMs, startupMs), which is
+   * timeoutMs − startupMs but never under half of timeoutMs. */
+  waitMs?: number;
   /** How many targets were asked ahead of the rest because they cost their timeout last time. */
   askedFirst?: number;
   deadlineMs: number;
@@ -157,11 +160,11 @@ function taskSite(fleet: Fleet, t: ProbeTask): string {
 export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): Promise<ProbeReport> {
   const clock = deps.clock ?? (() => new Date());
   const monotonic = deps.monotonic ?? (() => performance.now());
+  // From when the person asked (the start-up and the planning are part of what they waited), or from now.
+  const t0 = deps.origin ?? monotonic();
   const plan = planProbe(fleet, req, deps);
-  const { tasks, sites, deadlineMs, startupMs } = plan;
-  // From when the person asked: the start-up is part of what they waited.
-  const t0 = monotonic() - startupMs;
-  const startedAt = new Date(clock().getTime() - startupMs);
+  const { tasks, sites, deadlineMs } = plan;
+  const startedAt = new Date(clock().getTime() - (monotonic() - t0));
   let findings: Finding[];
   // The diagnosis is loaded while the probes wait on the network, not before the first request.
   let diagnosis: Promise<typeof import('../diagnose/verdict.ts')>;
@@ -180,7 +183,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   } finally {
     plan.close();
   }
-  deps.memory?.learn(findings);
+  deps.memory?.learn(findings, clock().getTime());
   const durationMs = Math.round(monotonic() - t0);
   const { decide, summarize } = await diagnosis;
   const ordered = sortFindings(findings);
@@ -195,7 +198,8 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     finishedAt: clock().toISOString(),
     durationMs,
     timeoutMs: plan.timeoutMs,
-    startupMs,
+    startupMs: plan.startupMs,
+    waitMs: plan.env.timeoutMs,
     askedFirst: plan.askedFirst,
     deadlineMs,
     findings: ordered,
@@ -253,6 +257,7 @@ export function reportJson(report: ProbeReport): object {
     sites: report.sites,
     timeoutMs: report.timeoutMs,
     startupMs: report.startupMs ?? 0,
+    waitMs: report.waitMs ?? report.timeoutMs,
     askedFirst: report.askedFirst ?? 0,
     deadlineMs: report.deadlineMs,
   };

@@ -8,6 +8,14 @@ const SLOW: ReadonlySet<string> = new Set(['timeout', 'deadline', 'not_started']
 
 /** Past this many remembered targets the oldest are forgotten: a hint, never a reason to grow without end. */
 export const MEMORY_MAX_ENTRIES = 50_000;
+/** A restart count older than this is not compared with: a container then falls back to "high alone". */
+export const RESTART_MEMORY_MS = 24 * 60 * 60 * 1000;
+
+/** A restart count as last read, and when (epoch ms). */
+export interface RestartSeen {
+  count: number;
+  at: number;
+}
 
 /** One key for a task and the findings it yields: an alias, a seat, a key's listing, a host's GPUs or
  * containers, a UPS, an address. */
@@ -39,25 +47,31 @@ export function containerKey(host: string, container: string): string {
 export interface MemoryJson {
   v: 1;
   slow: string[];
-  restarts: [string, string, number][];
+  restarts: [string, string, number, number][];
 }
 
 export class ProbeMemory {
   /** Target keys whose last finding said they cost their timeout. */
   readonly slow = new Set<string>();
-  /** Restart counts by containerKey(host, container), as last read. */
-  readonly restarts = new Map<string, number>();
+  /** Restart counts by containerKey(host, container), as last read and when. */
+  readonly restarts = new Map<string, RestartSeen>();
 
-  /** A memory of one report's findings (a test's or a caller's "previous report"). */
-  static of(findings: readonly Finding[]): ProbeMemory {
+  /** A memory of one report's findings (a test's or a caller's "previous report"), read at `at`. */
+  static of(findings: readonly Finding[], at = Date.now()): ProbeMemory {
     const m = new ProbeMemory();
-    m.learn(findings);
+    m.learn(findings, at);
     return m;
   }
 
-  /** Takes in a report's findings: every target it measured replaces what was known of it; targets it
-   * did not cover (another site, another group) are kept. */
-  learn(findings: readonly Finding[]): void {
+  /** The count to compare a container's with: the last one read, unless it is older than a day. */
+  restartBefore(host: string, container: string, now: number): RestartSeen | null {
+    const seen = this.restarts.get(containerKey(host, container));
+    return seen !== undefined && now - seen.at <= RESTART_MEMORY_MS && seen.at <= now ? seen : null;
+  }
+
+  /** Takes in a report's findings, read at `at` (epoch ms): every target it measured replaces what was
+   * known of it; targets it did not cover (another site, another group) are kept. */
+  learn(findings: readonly Finding[], at = Date.now()): void {
     const timedOut = new Set<string>();
     const seen = new Set<string>();
     for (const f of findings) {
@@ -67,7 +81,7 @@ export class ProbeMemory {
       if (f.data.kind === 'container' && f.data.container.restartCount !== null) {
         const ck = containerKey(f.data.container.host, f.data.container.container);
         this.restarts.delete(ck); // re-inserted last: the newest are the last forgotten
-        this.restarts.set(ck, f.data.container.restartCount);
+        this.restarts.set(ck, { count: f.data.container.restartCount, at });
       }
     }
     for (const k of seen) {
@@ -79,7 +93,7 @@ export class ProbeMemory {
   }
 
   toJSON(): MemoryJson {
-    return { v: 1, slow: [...this.slow], restarts: [...this.restarts].map(([k, n]) => [...(k.split('\u0000') as [string, string]), n]) };
+    return { v: 1, slow: [...this.slow], restarts: [...this.restarts].map(([k, r]) => [...(k.split('\u0000') as [string, string]), r.count, r.at]) };
   }
 
   /** Reads what toJSON wrote; anything else is an empty memory (it is a hint, not a record). */
@@ -96,9 +110,10 @@ export class ProbeMemory {
     if (Array.isArray(slow)) for (const k of slow) if (typeof k === 'string' && k.length <= 1024) m.slow.add(k);
     if (Array.isArray(restarts)) {
       for (const r of restarts) {
-        if (!Array.isArray(r) || r.length !== 3) continue;
-        const [host, container, n] = r as unknown[];
-        if (typeof host === 'string' && typeof container === 'string' && Number.isSafeInteger(n) && (n as number) >= 0) m.restarts.set(containerKey(host, container), n as number);
+        if (!Array.isArray(r) || r.length !== 4) continue;
+        const [host, container, n, at] = r as unknown[];
+        if (typeof host !== 'string' || typeof container !== 'string' || host.length > 1024 || container.length > 1024) continue;
+        if (Number.isSafeInteger(n) && (n as number) >= 0 && Number.isSafeInteger(at) && (at as number) > 0) m.restarts.set(containerKey(host, container), { count: n as number, at: at as number });
       }
     }
     trim(m.slow);
@@ -107,7 +122,7 @@ export class ProbeMemory {
   }
 }
 
-function trim(c: Set<string> | Map<string, number>): void {
+function trim(c: Set<string> | Map<string, unknown>): void {
   if (c.size <= MEMORY_MAX_ENTRIES) return;
   let over = c.size - MEMORY_MAX_ENTRIES;
   for (const k of c.keys()) {

@@ -78,7 +78,12 @@ function startupWords(report: ProbeReport): string {
   const s = report.startupMs ?? 0;
   const first = report.askedFirst ?? 0;
   const asked = first > 0 ? `; ${fmtInt(first)} ${first === 1 ? 'target' : 'targets'} that cost the timeout last time asked first` : '';
-  return (s > 0 ? ` from the command's start: start-up took ${fmtInt(s)} ms, each target waited at most ${fmtInt(waitAfterStartup(report.timeoutMs, s))} ms` : '') + asked;
+  const wait = report.waitMs ?? waitAfterStartup(report.timeoutMs, s);
+  const capped = s > 0 && wait > report.timeoutMs - s;
+  const started = capped
+    ? `: start-up took ${fmtInt(s)} ms, over half of it, so each target still waited ${fmtInt(wait)} ms (half the timeout) and the command took longer`
+    : ` from the command's start: start-up took ${fmtInt(s)} ms, each target waited at most ${fmtInt(wait)} ms`;
+  return (s > 0 ? started : '') + asked;
 }
 
 /** Where the rest is: every row with --all when some were folded, the facts with --json. */

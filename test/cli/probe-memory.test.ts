@@ -4,7 +4,7 @@
 // the next time. A hanging alias on a loopback LiteLLM stand-in; nothing here is timed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -85,11 +85,19 @@ aliases:
     assert.equal(garbled.findings.find((f) => f.target === 'chat-hang')?.status, 'down');
     assert.match(await readFile(join(state, 'seatbelt', 'probe-memory', files[0]!), 'utf8'), /^\{"v":1,"slow":\["alias:chat-hang"\]/);
 
-    // Turned off: nothing is read or written.
-    const offState = join(dir, 'off');
-    const off = JSON.parse((await seat(args, { ...env, XDG_STATE_HOME: offState, SEAT_PROBE_MEMORY: 'off' })).stdout) as Report;
-    assert.equal(off.askedFirst, 0);
-    await assert.rejects(readdir(offState), 'SEAT_PROBE_MEMORY=off writes no state');
+    // Turned off, with a memory there: it is neither read nor written.
+    const memFile = join(state, 'seatbelt', 'probe-memory', files[0]!);
+    const kept = await readFile(memFile, 'utf8');
+    const off = JSON.parse((await seat(args, { ...env, SEAT_PROBE_MEMORY: 'off' })).stdout) as Report;
+    assert.equal(off.askedFirst, 0, 'not read');
+    assert.equal(await readFile(memFile, 'utf8'), kept, 'not written');
+
+    // A FIFO in its place is not waited on (the probe ends, nothing remembered), and is replaced by the save.
+    await rm(memFile);
+    spawnSync('mkfifo', [memFile]);
+    const fifo = await seat(args, env);
+    assert.equal((JSON.parse(fifo.stdout) as Report).askedFirst, 0, fifo.stderr);
+    assert.match(await readFile(memFile, 'utf8'), /alias:chat-hang/);
   } finally {
     await gateway.stop();
     await rm(dir, { recursive: true, force: true });

@@ -2,9 +2,9 @@
 // their own timeout at 10,000 aliases as at 30, because the overall deadline follows from the plan
 // instead of being a constant a big fleet outruns. The gateway is an in-process stand-in (a transport
 // answering at once), so the run is quick; nothing here is timed.
-import { ProbeMemory } from '../../src/probes/memory.ts';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { planProbe, runProbe } from '../../src/commands/probe.ts';

@@ -1,12 +1,12 @@
 // What the container tests share: a loopback listener standing in for a seat's port (and a port
 // nobody holds), the drill's docker stand-in behind its ssh stand-in, and fixture trees written per
 // case into a temp folder that is removed afterwards.
-import { ProbeMemory } from '../../src/probes/memory.ts';
 import assert from 'node:assert/strict';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import { DRILL_BIN } from '../../drills/drill.ts';
 import { closeServer, freePort, listen } from '../../drills/net.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
@@ -108,15 +108,16 @@ export const PUBLISHED = (port: number): Record<string, { HostIp: string; HostPo
 });
 
 /** Every finding of ana-ml2's container task. */
-export async function probeHost(fleet: Fleet, env: ProbeEnv, previous?: Finding[]): Promise<Finding[]> {
-  const task = planContainerTasks(fleet, { sites: ['ana'] }, env, { memory: previous ? ProbeMemory.of(previous) : undefined }).find((t) => t.host === HOST);
+/** `previous`: the findings of the probe before, read at `previousAt` (default: now on the env's clock). */
+export async function probeHost(fleet: Fleet, env: ProbeEnv, previous?: Finding[], previousAt?: number): Promise<Finding[]> {
+  const task = planContainerTasks(fleet, { sites: ['ana'] }, env, { memory: previous ? ProbeMemory.of(previous, previousAt ?? env.clock().getTime()) : undefined }).find((t) => t.host === HOST);
   assert.ok(task, 'a container task for ana-ml2');
   return task.run(new AbortController().signal);
 }
 
 /** flash-next-seat's finding. */
-export async function probe(fleet: Fleet, env: ProbeEnv, previous?: Finding[]): Promise<Finding> {
-  const mine = (await probeHost(fleet, env, previous)).filter((f) => f.target === TARGET);
+export async function probe(fleet: Fleet, env: ProbeEnv, previous?: Finding[], previousAt?: number): Promise<Finding> {
+  const mine = (await probeHost(fleet, env, previous, previousAt)).filter((f) => f.target === TARGET);
   assert.equal(mine.length, 1);
   return mine[0]!;
 }

@@ -1,8 +1,8 @@
 // The container probe against the drill's docker stand-in behind its ssh stand-in, answering from
 // fixture files written per test into a temp folder, and a real loopback listener for the seat's port.
-import { ProbeMemory } from '../../src/probes/memory.ts';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { ProbeMemory } from '../../src/probes/memory.ts';
 import { DRILL_BIN } from '../../drills/drill.ts';
 import { planProbe, runProbe } from '../../src/commands/probe.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
@@ -120,12 +120,18 @@ test('seed 000: RestartCount 7 is shown; alone it is a crash loop (degraded rest
   const same = await probe(fleetOf(listening), probeEnv(fx), [f]);
   assert.equal(same.status, 'up');
   assert.equal(stateOf(same).previousRestartCount, 7);
-  assert.match(same.detail, /RestartCount 7, unchanged since the last report$/);
+  assert.match(same.detail, /RestartCount 7, unchanged since the last probe, under a minute ago$/);
   const earlier = { ...f, data: { kind: 'container' as const, container: { ...stateOf(f), restartCount: 5 } } };
   const rising = await probe(fleetOf(listening), probeEnv(fx), [earlier]);
   assert.equal(rising.status, 'degraded');
   assert.equal(rising.reason, 'restarting');
-  assert.match(rising.detail, /RestartCount 7, up from 5 at the last report/);
+  assert.match(rising.detail, /RestartCount 7, up from 5 at the last probe, under a minute ago/);
+
+  // A count read over a day ago is not compared with: alone, 7 is a crash loop again.
+  const env = probeEnv(fx);
+  const stale = await probe(fleetOf(listening), env, [f], env.clock().getTime() - 25 * 3600_000);
+  assert.equal(stale.reason, 'restarting');
+  assert.match(stale.detail, /RestartCount 7: it keeps crashing/);
 });
 
 test('a few restarts alone are shown, not an alarm', async () => {
@@ -201,5 +207,5 @@ test('seat probe passes the last report’s findings in: an unchanged RestartCou
   assert.deepEqual(first.summary.containers.restarting.map((c) => [c.container, c.restartCount]), [['vllm-embed', 7]]);
   const again = await runProbe(fleet, { site: 'ana', only: ['gpus'], timeoutMs: 3000, paid: false }, { ...deps, memory: ProbeMemory.of(first.findings) });
   assert.equal(embed(again).status, 'up');
-  assert.match(embed(again).detail, /RestartCount 7, unchanged since the last report$/);
+  assert.match(embed(again).detail, /RestartCount 7, unchanged since the last probe, under a minute ago$/);
 });

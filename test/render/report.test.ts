@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clean, firstLine } from '../../src/probes/edge/text.ts';
 import { isListedOnly } from '../../src/render/marks.ts';
-import { reportText } from '../../src/render/report.ts';
+import { countLine, reportText } from '../../src/render/report.ts';
 import { findingLine } from '../../src/render/rows.ts';
 import { exampleFleet, gatewayKey } from '../helpers/findings.ts';
 import { driverFailureReport, fvReport, reportOf } from './reports.ts';
@@ -87,4 +87,14 @@ test('piped (rows already streamed): no sections, the verdict last, and the deta
   assert.match(lines[0]!, /^\d+ findings: /);
   assert.ok(!lines.some((l) => / alias {4}qwen3-embed/.test(l)), 'no row is repeated');
   assert.equal(lines.at(-1), 'details: every finding is listed above · seat probe fv --only aliases,gpus --paid --json for the facts');
+});
+
+test('the count line says what start-up took of the timeout, and says so differently when it took over half', () => {
+  const asked = countLine(fvReport(fleet));
+  assert.doesNotMatch(asked, /start-up/, 'a probe that began as it was asked says nothing of a start-up');
+  const shell = countLine({ ...fvReport(fleet), startupMs: 246, waitMs: 2754, askedFirst: 3 });
+  assert.match(shell, /per-probe timeout 3,000 ms from the command's start: start-up took 246 ms, each target waited at most 2,754 ms; 3 targets that cost the timeout last time asked first/);
+  const slow = countLine({ ...fvReport(fleet), startupMs: 1800, waitMs: 1500 });
+  assert.match(slow, /start-up took 1,800 ms, over half of it, so each target still waited 1,500 ms \(half the timeout\) and the command took longer/);
+  assert.doesNotMatch(slow, /from the command's start/);
 });

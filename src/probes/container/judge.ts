@@ -23,13 +23,15 @@ export interface JudgeInput {
   answering: boolean | null;
   answerError?: string | undefined;
   previousRestartCount: number | null;
+  /** When the previous count was read, in words ("4 min ago"). */
+  previousAgo?: string | undefined;
   /** Said after the judgement: where the bindings came from when `docker port` failed. */
   note?: string | undefined;
 }
 
 export function judgeContainer(j: JudgeInput): Judged {
   const i = j.inspected;
-  const restarts = restartText(i.restartCount, j.previousRestartCount);
+  const restarts = restartText(i.restartCount, j.previousRestartCount, j.previousAgo);
   const tail = [restarts.text, j.note].filter((x): x is string => !!x).map((x) => `; ${x}`).join('');
   const last = lastExit(i);
   if (i.state === 'restarting') return { status: 'down', reason: 'restarting', detail: `docker is restarting it${last}${tail}` };
@@ -67,14 +69,16 @@ export function judgeContainer(j: JudgeInput): Judged {
   return { status: 'up', detail: `${inside}, ${bound}${answers}${tail}` };
 }
 
-/** The restart count as shown, and whether it is an alarm: rising since the last report, or high alone. */
-export function restartText(count: number | null, previous: number | null): { text: string; alarm: boolean } {
+/** The restart count as shown, and whether it is an alarm: rising since the last probe (within a day),
+ * or high alone when there is nothing recent to compare with. */
+export function restartText(count: number | null, previous: number | null, ago?: string): { text: string; alarm: boolean } {
   if (count === null) return { text: 'restart count not reported', alarm: false };
   const n = `RestartCount ${fmtInt(count)}`;
+  const when = ago ? `the last probe, ${ago}` : 'the last probe';
   if (previous !== null) {
-    if (count > previous) return { text: `${n}, up from ${fmtInt(previous)} at the last report: it crashed and was restarted since`, alarm: true };
-    if (count < previous) return { text: `${n} (was ${fmtInt(previous)}: the container was recreated)`, alarm: false };
-    return { text: count > 0 ? `${n}, unchanged since the last report` : '', alarm: false };
+    if (count > previous) return { text: `${n}, up from ${fmtInt(previous)} at ${when}: it crashed and was restarted since`, alarm: true };
+    if (count < previous) return { text: `${n} (was ${fmtInt(previous)} at ${when}: the container was recreated)`, alarm: false };
+    return { text: count > 0 ? `${n}, unchanged since ${when}` : '', alarm: false };
   }
   if (count > RESTARTS_ALONE) return { text: `${n}: it keeps crashing and being restarted`, alarm: true };
   return { text: count > 0 ? n : '', alarm: false };

@@ -11,7 +11,7 @@ import { clean, cut, firstLine, firstSentence, fmtInt } from '../edge/text.ts';
 import { graceFor, innerBudget } from '../edge/timeout.ts';
 import { tcpConnect, type TcpOutcome } from '../power/tcp.ts';
 import type { Finding, FindingStatus, ProbeEnv, ProbeScope, ProbeTask, Reason } from '../types.ts';
-import { containerKey, type ProbeMemory } from '../memory.ts';
+import type { ProbeMemory } from '../memory.ts';
 import { judgeContainer, stateOf } from './judge.ts';
 import { parseInspect, type Inspected } from './parse.ts';
 
@@ -34,10 +34,16 @@ interface One {
   seat: SeatRef;
   container: string;
   previous: number | null;
+  /** How long ago the previous count was read, in words ("4 min ago"). */
+  previousAgo: string | undefined;
 }
 
 export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions = {}): ProbeTask[] {
-  const previous = opts.memory?.restarts ?? new Map<string, number>();
+  const now = env.clock().getTime();
+  const previousOf = (host: string, container: string): Pick<One, 'previous' | 'previousAgo'> => {
+    const seen = opts.memory?.restartBefore(host, container, now) ?? null;
+    return seen === null ? { previous: null, previousAgo: undefined } : { previous: seen.count, previousAgo: agoWords(now - seen.at) };
+  };
   const tasks: ProbeTask[] = [];
   for (const site of scope.sites) {
     for (const host of fleet.hostsAt(site)) {
@@ -46,7 +52,7 @@ export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEn
       if (host.host.ssh === 'local' || host.host.gpuVendor === 'none') continue;
       const ones: One[] = fleet.seatsAt(site).flatMap((seat) => {
         const container = seat.seat.container;
-        return seat.host.name === host.name && container !== undefined ? [{ seat, container, previous: previous.get(containerKey(host.name, container)) ?? null }] : [];
+        return seat.host.name === host.name && container !== undefined ? [{ seat, container, ...previousOf(host.name, container) }] : [];
       });
       const first = ones[0];
       if (!first) continue;
@@ -122,6 +128,7 @@ function judged(ctx: Ctx, o: One, inspected: Inspected, answering: boolean | nul
     answering,
     answerError: answerError === undefined ? undefined : cut(clean(answerError), 80),
     previousRestartCount: o.previous,
+    previousAgo: o.previousAgo,
     note: inspected.skipped > 0 ? `${fmtInt(inspected.skipped)} port binding${inspected.skipped === 1 ? '' : 's'} not read` : undefined,
   });
   return makeFinding(ctx.env.clock, { ...common(ctx, o, latencyMs), ...j, data: { kind: 'container', container: stateOf(base(o), inspected, answering, o.previous) } });
@@ -199,4 +206,12 @@ function isSshFailure(r: CommandResult): boolean {
 function first60(s: string): string {
   const one = clean(s.slice(0, 4096)).replace(/\s+/g, ' ').trim();
   return one === '' ? '(nothing)' : JSON.stringify(one.length > 60 ? one.slice(0, 60) : one);
+}
+
+/** "at the last probe, 4 min ago": how long since a count was read, in the words a person reads. */
+function agoWords(ms: number): string {
+  const min = Math.round(ms / 60_000);
+  if (min < 1) return 'under a minute ago';
+  if (min < 120) return `${min} min ago`;
+  return `${Math.round(min / 60)} h ago`;
 }
