@@ -56,6 +56,8 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
     fleet: new Fleet(r.value),
     config: { botToken: 'xoxb-bench-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
     probeDeps: { env: { SEAT_BENCH_KEY: 'sk-bench-0123456789' } },
+    // As `seat bot` runs: the probes in a thread of their own, off the loop that acks.
+    probeThread: true,
     logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} },
   });
   const port = await seat.start();

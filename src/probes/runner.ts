@@ -4,9 +4,12 @@ import { setMaxListeners } from 'node:events';
 import { inferred, renderProvenance } from './finding.ts';
 import type { Finding, InferredWhy, ProbeTask, Reason } from './types.ts';
 
+/** What an event says of the task that finished: its identity, not its code (an event may cross a thread). */
+export type TaskInfo = Pick<ProbeTask, 'id' | 'group' | 'probe' | 'target' | 'subject' | 'site' | 'host'>;
+
 export type RunEvent =
   | { type: 'start'; total: number }
-  | { type: 'task'; task: ProbeTask; findings: Finding[]; done: number; total: number; timedOut: boolean };
+  | { type: 'task'; task: TaskInfo; findings: Finding[]; done: number; total: number; timedOut: boolean };
 
 /** Schedules `fn` after `ms`; returns a cancel. The runner's only source of time: tests drive it. */
 export type SetTimer = (fn: () => void, ms: number) => () => void;

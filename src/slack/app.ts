@@ -4,6 +4,7 @@ import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
 import { runProbe, type ProbeDeps } from '../commands/probe.ts';
+import { createProbeThread } from '../commands/probe-thread.ts';
 import { ProbeMemory } from '../probes/memory.ts';
 import { IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
@@ -48,6 +49,9 @@ export interface SeatAppOptions {
   runProbe?: RunProbe;
   /** Probes run at once, channel and incident steps together (default MAX_PROBES_AT_ONCE, 4); the rest wait in order. */
   maxProbes?: number;
+  /** Run the probes in a thread of their own (commands/probe-thread.ts), off the event loop that acks
+   * Slack: what `seat bot` does. Tests that shape a probe's network in-process leave it off. */
+  probeThread?: boolean;
 }
 
 export interface SeatApp {
@@ -94,13 +98,14 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   const sleep = opts.sleep ?? realSleep;
 
   const running = new Set<Promise<void>>();
+  const thread = opts.probeThread && !opts.runProbe ? createProbeThread() : null;
   const ctx: SeatContext = {
     fleet: opts.fleet,
     log,
     // One memory across the bot's probes: a container's restart count is judged by whether it rose since
     // the last probe, and what cost its timeout last time is asked first.
     probeDeps: { memory: new ProbeMemory(), ...opts.probeDeps },
-    runProbe: opts.runProbe ?? runProbe,
+    runProbe: opts.runProbe ?? thread?.runProbe ?? runProbe,
     probes: probeQueue(opts.maxProbes ?? MAX_PROBES_AT_ONCE),
     probing: new Map(),
     updateIntervalMs: opts.updateIntervalMs ?? 1000,
@@ -155,9 +160,10 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return typeof addr === 'object' && addr ? addr.port : config.mode.port;
     },
     stop: async () => {
-      await app.stop().finally(() => {
+      await app.stop().finally(async () => {
         store?.close();
         store = undefined;
+        await thread?.close();
       });
     },
     idle: async () => {

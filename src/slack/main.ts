@@ -24,7 +24,8 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
     return 2;
   }
   const journal = journalPath(io.env, fleet.inventory, io.inventoryPath);
-  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  // The probes run in a thread of their own, off the loop that acks Slack (SEAT_PROBE_THREAD=off: in-process).
+  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread: io.env.SEAT_PROBE_THREAD !== 'off', ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
   let port: number | undefined;
   try {
     port = await seat.start();
