@@ -1,5 +1,6 @@
 // `npm run bench`: every figure is a ratio against a baseline measured in the same run.
 import { benchAck } from './ack.ts';
+import { benchAckBig } from './ack-big.ts';
 import { benchExport } from './export.ts';
 import { benchJournal } from './journal.ts';
 import { benchProbe } from './probe.ts';
@@ -19,6 +20,8 @@ const inventory = await benchInventoryLoad();
 for (const l of inventory.lines) console.log(l);
 const ack = await benchAck();
 for (const l of ack.lines) console.log(l);
+const big = await benchAckBig();
+for (const l of big.lines) console.log(l);
 const step = await benchStepAck();
 for (const l of step.lines) console.log(l);
 const journal = await benchJournal();
