@@ -65,6 +65,8 @@ export interface SeatApp {
   readonly incidents: IncidentService | undefined;
   /** Every probe the app runs waits its turn here (the ack bench reads how many run and wait). */
   readonly probes: ProbeQueue;
+  /** How many probes ran in the probe thread (0 without one). */
+  readonly threadedProbes: number;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -173,5 +175,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return ctx.incidents instanceof IncidentService ? ctx.incidents : undefined;
     },
     probes: ctx.probes,
+    get threadedProbes() {
+      return thread?.threaded ?? 0;
+    },
   };
 }

@@ -49,6 +49,8 @@ before(async () => {
     fleet: inventory(gateway.url),
     config: { botToken: 'xoxb-test-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: slack.url },
     probeDeps: { env: { SEAT_TEST_ADMIN_KEY: KEY } },
+    // As `seat bot` runs: the probes in a thread of their own.
+    probeThread: true,
     updateIntervalMs: 100,
     logger,
     sleep: async (ms) => void sleeps.push(ms),
@@ -95,6 +97,7 @@ test('/seat probe fv: acked at once, posted, updated as findings arrive, then th
   assert.match(JSON.stringify(post.args.blocks), /asked by <@U0ONCALL01>/, 'the channel sees who ran it');
   assert.match(blocks, /asked by <@U0ONCALL01>/);
   assert.ok(!blocks.includes(KEY) && !JSON.stringify(calls).includes(KEY), 'the gateway key never reaches Slack');
+  assert.equal(seat.threadedProbes, 1, 'the probe ran in the probe thread');
 });
 
 test('a signed Probe again click re-runs the probe into the same message and says who asked', async () => {
