@@ -89,9 +89,11 @@ test('a cancel reaches the thread; deps that are not data keep the probe in-proc
     assert.equal(thread.threaded, 1, 'a shaped network is not data: in-process');
     assert.equal(shaped.findings.find((f) => f.target === 'chat-ok')?.status, 'up');
 
-    await thread.close();
+    // The thread gone mid-probe (a crash, a stop): the probe fails with words, the next one starts a new thread.
+    const cut = thread.runProbe(fleet, REQ, { env, onEvent: (e) => e.type === 'start' && void thread.close() });
+    await assert.rejects(cut, /the probe thread (ended|failed)/);
     const after = await thread.runProbe(fleet, REQ, { env });
-    assert.equal(thread.threaded, 2);
+    assert.equal(thread.threaded, 3);
     assert.equal(after.findings.find((f) => f.target === 'chat-ok')?.status, 'up');
   } finally {
     await thread.close();
