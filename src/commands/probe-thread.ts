@@ -138,17 +138,19 @@ export function createProbeThread(): ProbeThread {
     };
     known.add(fleetId);
     threaded += 1;
-    return new Promise<ProbeReport>((resolve, reject) => {
+    const signal = deps.signal;
+    const cancel = (): void => w.postMessage({ type: 'cancel', id } satisfies ToThread);
+    const settled = new Promise<ProbeReport>((resolve, reject) => {
       pending.set(id, { resolve, reject, deps, pids: new Set() });
       w.ref();
       w.postMessage(msg satisfies ToThread);
-      const signal = deps.signal;
-      if (signal) {
-        const cancel = (): void => w.postMessage({ type: 'cancel', id } satisfies ToThread);
-        if (signal.aborted) cancel();
-        else signal.addEventListener('abort', cancel, { once: true });
-      }
+      if (signal?.aborted) cancel();
+      else signal?.addEventListener('abort', cancel, { once: true });
     });
+    // A run-long signal must not keep one listener per probe it outlived.
+    const forget = (): void => signal?.removeEventListener('abort', cancel);
+    settled.then(forget, forget);
+    return settled;
   };
 
   return {
