@@ -61,15 +61,8 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
     logger: { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} },
   });
   const port = await seat.start();
-  const bare = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200);
-      res.end();
-    });
-  });
-  await new Promise<void>((res) => bare.listen(0, '127.0.0.1', () => res()));
-  const urls = { bolt: `http://127.0.0.1:${port}/slack/events`, bare: `http://127.0.0.1:${(bare.address() as AddressInfo).port}/slack/events` };
+  const bare = await bareServer();
+  const urls = { bolt: `http://127.0.0.1:${port}/slack/events`, bare: `http://127.0.0.1:${bare.port}/slack/events` };
   const clients = Array.from({ length: CLIENTS }, () => fork(fileURLToPath(new URL('./ack-client.mjs', import.meta.url)), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
   const rounds: { bolt: Pcts; bare: Pcts }[] = [];
   // What the acks were answered behind: probes running and waiting, sampled during Bolt's series.
@@ -115,7 +108,7 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
   } finally {
     for (const c of clients) c.disconnect();
     await seat.stop();
-    await new Promise<void>((res) => bare.close(() => res()));
+    await bare.close();
     await slack.close();
   }
 }
@@ -231,4 +224,17 @@ function range(xs: number[]): string {
   if (xs.length === 0) return 'not sampled';
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   return `${Math.min(...xs)}–${Math.max(...xs)} (mean ${mean.toFixed(1)})`;
+}
+
+/** The baseline the acks are paired with: a node:http server that reads the body and answers 200, nothing else. */
+export async function bareServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200);
+      res.end();
+    });
+  });
+  await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((res) => server.close(() => res())) };
 }

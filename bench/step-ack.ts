@@ -3,8 +3,6 @@
 // by a client in its own process; the decision (guardrails, compare-and-set, commit) and the thread
 // message's update happen after the ack and are checked for, not timed. Beside it: a bare node:http
 // server answering the same bodies.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Fleet } from '../src/inventory/fleet.ts';
 import { parseInventory } from '../src/inventory/load.ts';
 import { createSeatApp } from '../src/slack/app.ts';
+import { bareServer } from './ack.ts';
 import { startSlackApi } from '../test/helpers/slack.ts';
 import { buttonBody } from '../test/helpers/slack-incident.ts';
 
@@ -46,15 +45,8 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
     if ('error' in p) throw new Error(p.error);
     bodies.push(buttonBody({ actionId: 'seat_step_done', value: JSON.stringify({ incident: o.incident.id, step: 'sudo-compose', version: 0 }), ts: `1700000000.${String(i).padStart(6, '0')}`, responseUrl: `${slack.base}/response/bench`, triggerId: `bench.step.${i}` }));
   }
-  const bare = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200);
-      res.end();
-    });
-  });
-  await new Promise<void>((res) => bare.listen(0, '127.0.0.1', () => res()));
-  const barePort = (bare.address() as AddressInfo).port;
+  const bare = await bareServer();
+  const barePort = bare.port;
   try {
     const bodiesFile = join(dir, 'bodies.json');
     await writeFile(bodiesFile, JSON.stringify(bodies));
@@ -75,7 +67,7 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
     };
   } finally {
     await seat.stop();
-    await new Promise<void>((res) => bare.close(() => res()));
+    await bare.close();
     await slack.close();
     await rm(dir, { recursive: true, force: true });
   }

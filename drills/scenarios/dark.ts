@@ -8,6 +8,7 @@ import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { assertLoopback } from '../net.ts';
+import { alive } from '../upsd/processes.ts';
 
 const run = promisify(execFile);
 const NS_PREFIX = 'seatbelt-drill-';
@@ -87,15 +88,6 @@ async function sweepNamespaces(): Promise<void> {
   for (const line of list.split('\n')) {
     const m = new RegExp(`^(${NS_PREFIX}(\\d+)-[0-9a-f]+)`).exec(line.trim());
     if (m && !alive(Number(m[2]))) await run('ip', ['netns', 'delete', m[1]!], { timeout: 5000 }).catch(() => {});
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -13,6 +13,7 @@ import { DRILL_BIN, DRILL_INVENTORY, UPS_STATE } from '../drill.ts';
 import { startDrillFleet } from '../litellm.ts';
 import { freePort, hostPort } from '../net.ts';
 import { startOobListeners } from '../oob.ts';
+import { alive } from '../upsd/processes.ts';
 import { startUpsd, upsdUnavailableReason } from '../upsd.ts';
 import { overrideContainers } from './containers.ts';
 import { darken } from './dark.ts';
@@ -180,14 +181,5 @@ function sweepFolders(root: string): void {
       continue; // being made right now, kept on purpose (SEAT_DRILL_KEEP), or not ours to judge
     }
     if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid)) rmSync(join(root, name), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

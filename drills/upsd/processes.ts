@@ -120,7 +120,8 @@ export function sweepOrphans(): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** A process of that pid exists (ours or not: EPERM says it is there). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

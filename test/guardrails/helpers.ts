@@ -13,9 +13,8 @@ import { pairWithInventory } from '../../src/probes/gpu/pairing.ts';
 import type { ProcessRow } from '../../src/probes/gpu/parse.ts';
 import { NVIDIA } from '../../src/probes/gpu/vendors.ts';
 import { judgeOob } from '../../src/probes/power/plan.ts';
-import { judgeUps } from '../../src/probes/power/ups.ts';
 import type { AddressRole, Finding, HttpOutcome } from '../../src/probes/types.ts';
-import { keys, ok, reworded } from '../helpers/findings.ts';
+import { keys, ok, reworded, ups } from '../helpers/findings.ts';
 
 /** Seed 002's cut: every FV address unreachable at 06:58:40. */
 export const DARK_AT = '2026-09-13T06:58:40.000Z';
@@ -117,20 +116,7 @@ export function seatAt(at: string, name: string, health: HttpOutcome): Finding {
 }
 
 export function upsAt(at: string, site: string, vars: Record<string, string>): Finding {
-  const u = fleet.site(site)!.ups!;
-  const j = judgeUps(vars, u, 80);
-  return makeFinding(clockAt(at), {
-    probe: 'ups',
-    target: u.name,
-    subject: { kind: 'ups', site, ups: u.name },
-    site,
-    status: j.status,
-    reason: j.reason,
-    detail: j.detail,
-    provenance: measured({ how: 'nut', host: u.host, port: u.port, ups: u.name, command: 'LIST VAR' }),
-    latencyMs: 2,
-    data: { kind: 'ups', ups: j.reading },
-  });
+  return ups(fleet, site, vars, clockAt(at));
 }
 
 // ---------------------------------------------------------------------------------------------

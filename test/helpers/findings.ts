@@ -65,10 +65,10 @@ export function address(site: string, role: AddressRole, name: string, answered:
   return makeFinding(clock, { probe, target: name, subject: { kind: 'address', site, role, name }, site, provenance: measured({ how: 'icmp', argv: ['ping', '-c', '1', name] }), ...j });
 }
 
-export function ups(fleet: Fleet, site: string, vars: Record<string, string>): Finding {
+export function ups(fleet: Fleet, site: string, vars: Record<string, string>, at: () => Date = clock): Finding {
   const u = fleet.site(site)!.ups!;
   const j = judgeUps(vars, u, 80);
-  return makeFinding(clock, {
+  return makeFinding(at, {
     probe: 'ups',
     target: u.name,
     subject: { kind: 'ups', site, ups: u.name },

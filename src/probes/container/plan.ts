@@ -8,9 +8,10 @@ import type { Fleet, HostRef, SeatRef } from '../../inventory/fleet.ts';
 import { makeFinding, measured } from '../finding.ts';
 import { runCommand, type CommandResult } from '../edge/exec.ts';
 import { clean, cut, firstLine, firstSentence, fmtInt } from '../edge/text.ts';
+import { failedInSsh, first60, runFailure, sshFailure, type Failure } from '../edge/remote.ts';
 import { graceFor, innerBudget } from '../edge/timeout.ts';
 import { tcpConnect, type TcpOutcome } from '../power/tcp.ts';
-import type { Finding, FindingStatus, ProbeEnv, ProbeScope, ProbeTask, Reason } from '../types.ts';
+import type { Finding, ProbeEnv, ProbeScope, ProbeTask } from '../types.ts';
 import type { ProbeMemory } from '../memory.ts';
 import { judgeContainer, stateOf } from './judge.ts';
 import { parseInspect, type Inspected } from './parse.ts';
@@ -21,12 +22,6 @@ export const MAX_INSPECT_BYTES = 1024 * 1024;
 export interface ContainerPlanOptions {
   /** What the last probe read: a restart count is judged by whether it rose. */
   memory?: ProbeMemory | undefined;
-}
-
-interface Failure {
-  status: FindingStatus;
-  reason: Reason;
-  detail: string;
 }
 
 /** One seat's container, and what it is compared with. */
@@ -167,28 +162,11 @@ function sshCommand(host: HostRef, words: string[], timeoutMs: number): string[]
 /** Why docker gave no usable output, or null when it exited 0. */
 function failure(r: CommandResult, ctx: Ctx): Failure | null {
   const { env, host } = ctx;
-  switch (r.code) {
-    case 'ok':
-      return null;
-    case 'timeout':
-      return { status: 'unknown', reason: 'timeout', detail: `no answer within ${env.timeoutMs} ms (killed)` };
-    case 'stopped':
-      return { status: 'unknown', reason: 'stopped', detail: 'stopped before an answer (cancelled)' };
-    case 'not_found':
-      return { status: 'unknown', reason: 'tool_missing', detail: 'ssh not found on PATH' };
-    case 'too_large':
-      return { status: 'unknown', reason: 'too_large', detail: `docker answered over ${fmtInt(Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES))} bytes: cut, not read` };
-    case 'killed':
-      return { status: 'unknown', reason: 'tool_failed', detail: `docker was killed by ${r.signal ?? 'a signal'}` };
-    default:
-      break;
-  }
+  const ran = runFailure(r, { launcher: 'ssh', tool: 'docker', timeoutMs: env.timeoutMs, maxBytes: Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES) });
+  if (ran !== undefined) return ran;
   const err = clean(firstLine(r.stderr));
   const said = cut(clean(firstSentence(err || firstLine(r.stdout))), 160);
-  if (r.exitCode === 255 && isSshFailure(r)) {
-    const refused = /permission denied|host key verification failed|too many authentication/i.test(err);
-    return { status: refused ? 'unknown' : 'down', reason: refused ? 'ssh_refused' : 'unreachable', detail: `ssh to ${host.host.ssh} failed: ${cut(err, 160) || 'exit 255'}` };
-  }
+  if (r.exitCode === 255 && failedInSsh(r, SSH_WORDS, /docker/i)) return sshFailure(host.host.ssh, err, cut(err, 160));
   if (r.exitCode === 127) return { status: 'unknown', reason: 'tool_missing', detail: `docker not found on PATH on ${host.name}${said ? ` (${said})` : ''}` };
   if (/permission denied.*docker|docker.*permission denied/i.test(r.stderr)) {
     return { status: 'unknown', reason: 'no_permission', detail: `the ssh user may not use docker on ${host.name}: ${said}` };
@@ -197,16 +175,9 @@ function failure(r: CommandResult, ctx: Ctx): Failure | null {
   return { status: 'unknown', reason: 'tool_failed', detail: `docker exited ${r.exitCode ?? r.code}${said ? `: ${said}` : ''}` };
 }
 
-/** ssh itself exits 255; so could the remote tool. Only ssh's own words, or silence, mean ssh. */
-function isSshFailure(r: CommandResult): boolean {
-  if (/^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied \(|host key verification failed/im.test(r.stderr)) return true;
-  return r.stdout.trim() === '' && !/docker/i.test(r.stderr);
-}
-
-function first60(s: string): string {
-  const one = clean(s.slice(0, 4096)).replace(/\s+/g, ' ').trim();
-  return one === '' ? '(nothing)' : JSON.stringify(one.length > 60 ? one.slice(0, 60) : one);
-}
+/** What ssh says when it cannot get there. Its "Permission denied (publickey)" has a parenthesis; docker's
+ * "permission denied while trying to connect to the Docker daemon socket" does not. */
+const SSH_WORDS = /^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied \(|host key verification failed/im;
 
 /** "at the last probe, 4 min ago": how long since a count was read, in the words a person reads. */
 function agoWords(ms: number): string {

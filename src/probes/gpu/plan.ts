@@ -10,12 +10,13 @@ import type { Fleet, HostRef } from '../../inventory/fleet.ts';
 import { measured } from '../finding.ts';
 import { runCommand, type CommandResult } from '../edge/exec.ts';
 import { clean, firstLine, firstSentence } from '../edge/text.ts';
+import { failedInSsh, first60, runFailure, sshFailure, type Failure } from '../edge/remote.ts';
 import { graceFor } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask, Provenance } from '../types.ts';
 import { cardFindings, failureFindings, missingFinding, type GpuContext } from './findings.ts';
 import type { ProcessRow } from './parse.ts';
 import { pairWithInventory } from './pairing.ts';
-import { NVIDIA, XPU, type Failure, type Vendor } from './vendors.ts';
+import { NVIDIA, XPU, type Vendor } from './vendors.ts';
 
 export function planGpuTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv): ProbeTask[] {
   const tasks: ProbeTask[] = [];
@@ -92,29 +93,10 @@ async function probeHost(
 /** Why a query gave no usable output, or null when it exited 0. */
 function failure(r: CommandResult, host: HostRef, vendor: Vendor, env: ProbeEnv): Failure | null {
   const remote = host.host.ssh !== 'local';
-  const name = remote ? 'ssh' : vendor.tool;
-  switch (r.code) {
-    case 'ok':
-      return null;
-    case 'timeout':
-      return { status: 'unknown', reason: 'timeout', detail: `no answer within ${env.timeoutMs} ms (killed)` };
-    case 'stopped':
-      return { status: 'unknown', reason: 'stopped', detail: 'stopped before an answer (cancelled)' };
-    case 'not_found':
-      return { status: 'unknown', reason: 'tool_missing', detail: `${name} not found on PATH` };
-    case 'too_large':
-      return { status: 'unknown', reason: 'too_large', detail: `${vendor.tool} answered over ${env.maxOutputBytes.toLocaleString('en-US')} bytes: cut, not read` };
-    case 'killed':
-      return { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} was killed by ${r.signal ?? 'a signal'}` };
-    default:
-      break;
-  }
+  const ran = runFailure(r, { launcher: remote ? 'ssh' : vendor.tool, tool: vendor.tool, timeoutMs: env.timeoutMs, maxBytes: env.maxOutputBytes });
+  if (ran !== undefined) return ran;
   const errLine = clean(firstLine(r.stderr));
-  if (remote && r.exitCode === 255 && isSshFailure(r)) {
-    // Reached but refused (keys, host key) is not the same as a host that does not answer.
-    const refused = /permission denied|host key verification failed|too many authentication/i.test(errLine);
-    return { status: refused ? 'unknown' : 'down', reason: refused ? 'ssh_refused' : 'unreachable', detail: `ssh to ${host.host.ssh} failed: ${errLine || 'exit 255'}` };
-  }
+  if (remote && r.exitCode === 255 && failedInSsh(r, SSH_WORDS, GPU_WORDS)) return sshFailure(host.host.ssh, errLine);
   if (r.exitCode === null || r.exitCode === undefined) return { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} failed: ${errLine || r.code}` };
   // nvidia-smi prints its own failures on stdout; ssh and shells use stderr.
   const said = clean(firstSentence(firstLine(r.stdout) || errLine));
@@ -122,14 +104,6 @@ function failure(r: CommandResult, host: HostRef, vendor: Vendor, env: ProbeEnv)
   return vendor.exitMeaning(r.exitCode, said) ?? { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} exited ${r.exitCode}${said ? `: ${said}` : ''}` };
 }
 
-/** ssh itself exits 255; so can the remote tool. Only ssh's own words, or silence, mean ssh. */
-function isSshFailure(r: CommandResult): boolean {
-  const err = r.stderr;
-  if (/^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied|host key verification failed/im.test(err)) return true;
-  return r.stdout.trim() === '' && !/nvidia|nvml|gpu|xpu|level zero/i.test(err);
-}
-
-function first60(s: string): string {
-  const one = clean(s.slice(0, 4096)).replace(/\s+/g, ' ').trim();
-  return one === '' ? '(nothing)' : JSON.stringify(one.length > 60 ? one.slice(0, 60) : one);
-}
+/** What ssh says when it cannot get there, and what a GPU tool says of its own (then the 255 is the tool's). */
+const SSH_WORDS = /^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied|host key verification failed/im;
+const GPU_WORDS = /nvidia|nvml|gpu|xpu|level zero/i;

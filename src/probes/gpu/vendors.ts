@@ -1,5 +1,5 @@
 // The GPU query tools, one per vendor: what to ask, how to parse it, and what their exit codes mean.
-import type { FindingStatus, Reason } from '../types.ts';
+import type { Failure } from '../edge/remote.ts';
 import {
   NVIDIA_APP_FIELDS,
   NVIDIA_GPU_FIELDS,
@@ -14,11 +14,7 @@ import {
 } from './parse.ts';
 
 /** Why a query gave no usable answer, as facts and words. */
-export interface Failure {
-  status: FindingStatus;
-  reason: Reason;
-  detail: string;
-}
+export type { Failure };
 
 export interface Vendor {
   tool: 'nvidia-smi' | 'xpu-smi';
