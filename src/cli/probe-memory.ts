@@ -2,7 +2,7 @@
 // before the plan (the targets that cost their timeout last time are asked first) and written after the
 // report. A hint, not a record: a missing, unreadable or foreign file is an empty memory, and a failed
 // write loses nothing the person sees. SEAT_PROBE_MEMORY=off turns it off.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { stateDir } from '../journal/location.ts';
 import { ProbeMemory } from '../probes/memory.ts';
@@ -29,14 +29,7 @@ export function loadMemory(path: string | null): ProbeMemory {
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > MEMORY_MAX_BYTES) return new ProbeMemory();
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return ProbeMemory.parse(buf.toString('utf8', 0, got));
+    return ProbeMemory.parse(readFileSync(fd, 'utf8'));
   } catch {
     return new ProbeMemory();
   } finally {

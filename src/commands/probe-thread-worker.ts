@@ -52,7 +52,7 @@ async function run(m: ThreadRun): Promise<void> {
       ...(m.deps.env ? { env: m.deps.env } : {}),
       ...(m.deps.pathPrefix ? { pathPrefix: m.deps.pathPrefix } : {}),
       ...(m.deps.pingCommand ? { pingCommand: m.deps.pingCommand } : {}),
-      ...(m.deps.memory ? { memory: ProbeMemory.parse(JSON.stringify(m.deps.memory)) } : {}),
+      ...(m.deps.memory ? { memory: ProbeMemory.from(m.deps.memory) } : {}),
       reaper,
       signal: stop.signal,
       // A task's code stays here: the event carries what it was, not the task.

@@ -96,15 +96,20 @@ export class ProbeMemory {
     return { v: 1, slow: [...this.slow], restarts: [...this.restarts].map(([k, r]) => [...(k.split('\u0000') as [string, string]), r.count, r.at]) };
   }
 
-  /** Reads what toJSON wrote; anything else is an empty memory (it is a hint, not a record). */
+  /** Reads what toJSON wrote, as text; anything else is an empty memory (it is a hint, not a record). */
   static parse(text: string): ProbeMemory {
-    const m = new ProbeMemory();
     let j: unknown;
     try {
       j = JSON.parse(text);
     } catch {
-      return m;
+      return new ProbeMemory();
     }
+    return ProbeMemory.from(j);
+  }
+
+  /** Reads what toJSON made, as an object (a copy sent to another thread, a parsed file). */
+  static from(j: unknown): ProbeMemory {
+    const m = new ProbeMemory();
     if (typeof j !== 'object' || j === null || (j as { v?: unknown }).v !== 1) return m;
     const { slow, restarts } = j as { slow?: unknown; restarts?: unknown };
     if (Array.isArray(slow)) for (const k of slow) if (typeof k === 'string' && k.length <= 1024) m.slow.add(k);
