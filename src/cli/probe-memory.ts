@@ -2,9 +2,9 @@
 // before the plan (the targets that cost their timeout last time are asked first) and written after the
 // report. A hint, not a record: a missing, unreadable or foreign file is an empty memory, and a failed
 // write loses nothing the person sees. SEAT_PROBE_MEMORY=off turns it off.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { stateDir } from '../journal/location.ts';
+import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { makeDirs, stateDir } from '../journal/location.ts';
 import { ProbeMemory } from '../probes/memory.ts';
 
 /** A memory file past this is not read (50,000 targets' keys are well under it). */
@@ -44,7 +44,7 @@ export function saveMemory(path: string | null, memory: ProbeMemory): string | n
   if (path === null) return null;
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
-    mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(path));
     writeFileSync(tmp, JSON.stringify(memory), { mode: 0o600, flag: 'wx' });
     renameSync(tmp, path);
     return null;

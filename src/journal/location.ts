@@ -1,6 +1,7 @@
 // Where the journal file lives. One bot per site usually runs from the inventory's folder, so the
 // inventory may name it (relative to itself, like its other paths); a person trying things can
 // point SEAT_JOURNAL elsewhere; otherwise it is state, not config: XDG's state directory.
+import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -26,4 +27,32 @@ export function stateDir(env: NodeJS.ProcessEnv, home: () => string = homedir): 
   const xdg = env.XDG_STATE_HOME;
   const state = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || home(), '.local', 'state');
   return join(state, 'seatbelt');
+}
+
+/**
+ * `mkdir -p` for state folders, private to the user. Not mkdirSync's `recursive`: under a parent that
+ * exists but refuses new entries with ENOENT (/proc, /sys) it retries forever and the command never
+ * ends. Here each missing folder is made once, top down, and the first refusal is thrown.
+ */
+export function makeDirs(dir: string, mode = 0o700): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); ; ) {
+    try {
+      if (statSync(d).isDirectory()) break;
+      throw Object.assign(new Error(`${d}: not a folder`), { code: 'ENOTDIR' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    missing.push(d);
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
 }

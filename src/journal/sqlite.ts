@@ -3,9 +3,10 @@
 // bot and a `seat` in a terminal) serialise instead of failing half-way. Events are append-only
 // (triggers refuse UPDATE and DELETE); incidents are a projection of them and may change.
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
+import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { checkActor, checkEvent, checkText, checkTime, checkWord, JournalError, STEP_DECISIONS, type CheckedEvent, type JournalStore, type OpenIncident } from './store.ts';
 
@@ -102,7 +103,7 @@ export function openSqliteJournal(path: string, o: SqliteJournalOptions = {}): J
 /** The folder private to this user; a new file created 0600 (SQLite gives its -wal and -shm the same mode). */
 function prepareFile(file: string): void {
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    makeDirs(dirname(file));
     let exists = true;
     try {
       // A FIFO or a device here would hang SQLite's first read.

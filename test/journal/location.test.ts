@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { journalPath } from '../../src/journal/location.ts';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { journalPath, makeDirs } from '../../src/journal/location.ts';
+import { saveMemory } from '../../src/cli/probe-memory.ts';
+import { ProbeMemory } from '../../src/probes/memory.ts';
 
 const home = () => '/home/ana';
 
@@ -19,4 +24,21 @@ test('otherwise the XDG state folder, else ~/.local/state', () => {
   assert.deepEqual(journalPath({}, undefined, undefined, home), { path: '/home/ana/.local/state/seatbelt/journal.sqlite', from: 'state-dir' });
   // A relative XDG_STATE_HOME is invalid by the spec, and an empty SEAT_JOURNAL is unset.
   assert.deepEqual(journalPath({ XDG_STATE_HOME: 'state', SEAT_JOURNAL: '' }, undefined, undefined, home), { path: '/home/ana/.local/state/seatbelt/journal.sqlite', from: 'state-dir' });
+});
+
+test('state folders are made top down, private, and a place that refuses them is an error at once, not a hang', { timeout: 20_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-dirs-'));
+  try {
+    makeDirs(join(dir, 'a', 'b', 'c'));
+    assert.equal((await stat(join(dir, 'a', 'b', 'c'))).mode & 0o777, 0o700);
+    makeDirs(join(dir, 'a', 'b', 'c')); // already there: nothing to do
+    await writeFile(join(dir, 'file'), '');
+    assert.throws(() => makeDirs(join(dir, 'file', 'x')), { code: 'ENOTDIR' });
+    assert.throws(() => makeDirs(join(dir, 'file')), { code: 'ENOTDIR' });
+    // /proc answers ENOENT to a new entry under a folder that exists: node's recursive mkdir spins on it forever.
+    assert.throws(() => makeDirs('/proc/seatbelt-no-such/x'), { code: 'ENOENT' });
+    assert.match(saveMemory('/proc/seatbelt-no-such/probe-memory/x.json', new ProbeMemory()) ?? '', /ENOENT/, 'the probe memory is not saved, and says why');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
