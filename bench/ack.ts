@@ -11,6 +11,10 @@
 // to the other; which goes first alternates by round. Each round gives a p50 and a p99 per server
 // over every client's requests after the warm-up, and the paired ratio of the two.
 //
+// "Bolt" is the bot as `seat bot` runs it: the Bolt app behind its own receiver (src/slack/receiver.ts).
+// Beside the latencies: the acking event loop's busy time and the bot process's CPU per ask, each
+// series (what an ack costs the loop that acks, probes behind included in Bolt's).
+//
 // On the clock: from a client's write of the request to the end of the HTTP answer, in the
 // client's process (signing off the clock). Off the clock but on the same event loop: what the
 // acks start (probes, queued messages, progress, reports). The bare server lives in the bot's
@@ -68,6 +72,9 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
   // What the acks were answered behind: probes running and waiting, sampled during Bolt's series.
   const behind = { running: [] as number[], waiting: [] as number[] };
   let joinedOnAck = 0;
+  /** The bot's event loop busy per ask (µs), each series: what one ack costs the loop that acks. */
+  const busy = { bolt: [] as number[], bare: [] as number[] };
+  const cpuPer = { bolt: [] as number[], bare: [] as number[] };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const bodies = clients.map((_, c) => roundBodies(round, c, WARMUP + PER_CLIENT, `${slack.base}/response/bench`));
@@ -78,9 +85,15 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
           behind.running.push(n.running);
           behind.waiting.push(n.waiting);
         }, 20) : undefined;
+        const elu0 = performance.eventLoopUtilization();
+        const cpu0 = process.cpuUsage();
         try {
           const answers = await Promise.all(clients.map((c, i) => ask(c, { url: urls[target], secret: SECRET, bodies: bodies[i]!, warmup: WARMUP })));
           got[target] = pcts(answers.flatMap((a) => a.ms));
+          const elu = performance.eventLoopUtilization(elu0);
+          busy[target].push((elu.active * 1000) / (CLIENTS * (WARMUP + PER_CLIENT)));
+          const cpu = process.cpuUsage(cpu0);
+          cpuPer[target].push((cpu.user + cpu.system) / (CLIENTS * (WARMUP + PER_CLIENT)));
           // Bolt answers a joined probe on the ack itself; a probe of its own is acked with nothing.
           if (target === 'bolt') joinedOnAck += answers.reduce((n, a) => n + a.said, 0);
         } finally {
@@ -101,6 +114,8 @@ aliases: { gen: { kind: chat, backend: { name: local-bench, paid: false } } }
         `ack: on the clock: a client's request to the end of its HTTP answer (client's process); behind both servers, in the bot's process: the probes the acks start, each waiting ${PROBE_TIMEOUT_MS} ms on a gateway that never answers; Slack's stand-in in its own process`,
         `ack: Bolt /seat probe  p50 ${s((x) => x.bolt.p50)} ms  p99 ${s((x) => x.bolt.p99)} ms (min/median/max over rounds; target p99 < 10 ms: ${boltP99 < 10 ? 'met' : 'NOT met'} at the median)`,
         `ack: bare node:http    p50 ${s((x) => x.bare.p50)} ms  p99 ${s((x) => x.bare.p99)} ms`,
+        `ack: the acking loop busy per ask (event-loop utilisation over the series ÷ asks, min/median/max)  Bolt ${spread(busy.bolt)} µs  bare ${spread(busy.bare)} µs`,
+        `ack: the bot's process CPU per ask (user+system, all its threads)  Bolt ${spread(cpuPer.bolt)} µs  bare ${spread(cpuPer.bare)} µs`,
         `ack: Bolt / bare, paired by round  p50 ${s((x) => x.bolt.p50 / x.bare.p50)}x  p99 ${s((x) => x.bolt.p99 / x.bare.p99)}x`,
         `ack: behind Bolt's acks: probes running ${range(behind.running)} (at most ${seat.probes.limit} at once), waiting ${range(behind.waiting)}; of ${asks} asks, ${seen.started} probes ran (${seen.queued} waited with their place posted), ${joinedOnAck + seen.joined} joined one queued or running (${joinedOnAck} told so on the ack); ${seen.finals} reports delivered`,
       ],

@@ -19,6 +19,7 @@ import { slackErrorCode } from './errors.ts';
 import { fetchSlackFile, type FetchFile } from './evidence-file.ts';
 import { registerListeners } from './listeners/index.ts';
 import { MAX_PROBES_AT_ONCE, probeQueue, type ProbeQueue } from './probe-queue.ts';
+import { SeatReceiver } from './receiver.ts';
 import { replayGuard } from './replay.ts';
 import { sendQueue } from './send-queue.ts';
 
@@ -93,7 +94,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   const app =
     config.mode.kind === 'socket'
       ? new App({ ...common, appToken: config.mode.appToken, socketMode: true })
-      : new App({ ...common, signingSecret: config.mode.signingSecret, port: config.mode.port });
+      : // Slack's POSTs through our receiver (receiver.ts): Bolt's signature check, less per ack.
+        new App({ ...common, receiver: new SeatReceiver({ signingSecret: config.mode.signingSecret, ...(opts.now ? { now: opts.now } : {}) }) });
   const log = opts.logger ?? app.logger;
   const now = opts.now ?? Date.now;
   const clock = (): Date => new Date(now());
