@@ -1,5 +1,6 @@
-// The probe thread's side (see probe-thread.ts): each 'run' is commands/probe.ts's runProbe on the
-// fleet it was sent, its events and children's pids posted back as they come, then its report.
+// The probe thread's side (see probe-thread.ts), as a worker thread or a child process: each 'run'
+// is commands/probe.ts's runProbe on the fleet it was sent, its events and children's pids posted
+// back as they come, then its report.
 import { parentPort } from 'node:worker_threads';
 import { Fleet } from '../inventory/fleet.ts';
 import { createReaper } from '../probes/edge/exec.ts';
@@ -9,8 +10,29 @@ import type { Reaper } from '../probes/types.ts';
 import { runProbe } from './probe.ts';
 import type { FromThread, ThreadRun, ToThread } from './probe-thread.ts';
 
-const port = parentPort;
-if (!port) throw new Error('probe-thread-worker.ts runs as a worker thread');
+/** The other side: the bot's thread (a worker's parentPort), or the bot's process (this process's IPC channel). */
+interface Port {
+  on(event: 'message', listener: (m: ToThread) => void): void;
+  postMessage(m: FromThread): void;
+}
+
+/** Every running probe's reaper, for a child process whose bot went away. */
+const ownReapers = new Set<Reaper>();
+const port: Port = parentPort ?? processPort();
+
+function processPort(): Port {
+  if (!process.send) throw new Error('probe-thread-worker runs as a worker thread or a child process with an IPC channel');
+  // The bot gone (its channel closed): this process's children go with it, then this process.
+  process.on('disconnect', () => {
+    ownReapers.forEach((r) => r.killAll('SIGKILL'));
+    process.exit(0);
+  });
+  return {
+    on: (_event, listener) => void process.on('message', listener as (m: unknown) => void),
+    // A report finished as the bot went away has no one to go to.
+    postMessage: (m) => void (process.connected && process.send!(m)),
+  };
+}
 
 const fleets = new Map<number, Fleet>();
 const running = new Map<number, AbortController>();
@@ -27,13 +49,14 @@ port.on('message', (m: ToThread) => {
 async function run(m: ThreadRun): Promise<void> {
   const stop = new AbortController();
   running.set(m.id, stop);
+  const own = createReaper();
+  ownReapers.add(own);
   try {
     if (m.inventory) fleets.set(m.fleetId, new Fleet(m.inventory));
     const fleet = fleets.get(m.fleetId);
     if (!fleet) throw new Error('the probe thread was sent no inventory for this fleet');
-    // This thread's reaper kills its children as any would; the other side's learns of each, so that
-    // the process's own reaper kills them too if the process goes first.
-    const own = createReaper();
+    // This side's reaper kills its children as any would; the bot's learns of each, so that its own
+    // reaper kills them too if the bot goes first.
     const reaper: Reaper = {
       track: (pid) => {
         own.track(pid);
@@ -63,6 +86,7 @@ async function run(m: ThreadRun): Promise<void> {
     post({ type: 'failed', id: m.id, message: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) });
   } finally {
     running.delete(m.id);
+    ownReapers.delete(own);
   }
 }
 

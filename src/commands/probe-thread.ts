@@ -1,9 +1,13 @@
-// The bot's probes in a thread of their own. A probe's CPU — planning, thousands of requests, the
-// children it starts (a spawn holds its thread for milliseconds), the report — would otherwise run on
-// the event loop that acks Slack, and an ack behind it waits. The thread runs commands/probe.ts's own
-// runProbe; what crosses is data: the inventory, the request, the environment, the memory out;
-// events, the children's pids and the report back. A probe whose deps are not data (a test's HTTP
-// stand-in, its clock or timer) runs in-process, as before.
+// The bot's probes off the event loop that acks Slack: in a child process of their own (what `seat
+// bot` runs) or a worker thread. A probe's CPU — planning, thousands of requests, the children it
+// starts, the report — would otherwise run on that loop, and an ack behind it waits; in a process,
+// the forks of its pings and ssh are of a small process, not the bot's (a fork holds the forking
+// process's memory map while it copies it). The other side runs commands/probe.ts's own runProbe
+// (probe-thread-worker.ts); what crosses is data: the inventory, the request, the environment, the
+// memory out; events, the children's pids and the report back. A probe whose deps are not data (a
+// test's HTTP stand-in, its clock or timer) runs in-process, as before.
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Inventory } from '../inventory/schema.ts';
@@ -30,12 +34,32 @@ export type FromThread =
   | { type: 'done'; id: number; report: ProbeReport }
   | { type: 'failed'; id: number; message: string };
 
+/** Where the probes run: a worker thread of this process, or a child process of its own. */
+export type ProbeHostKind = 'thread' | 'process';
+
+/** What this side needs of the other, whichever it is. */
+interface Host {
+  readonly pid?: number | undefined;
+  postMessage(m: ToThread): void;
+  on(event: 'message', listener: (m: FromThread) => void): void;
+  on(event: 'error', listener: (err: Error) => void): void;
+  on(event: 'exit', listener: (code: number | null) => void): void;
+  ref(): void;
+  unref(): void;
+  terminate(): Promise<unknown>;
+}
+
+/** Slack's tokens stay in the bot: the probes need the gateway keys and the rest, never these. */
+const SLACK_SECRETS = ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET'];
+
 export interface ProbeThread {
   /** Same shape as runProbe: the probe runs in the thread when its deps allow, in-process otherwise. */
   runProbe(fleet: Fleet, req: ProbeRequest, deps?: ProbeDeps): Promise<ProbeReport>;
-  /** How many probes ran in the thread (tests and the bench say which road was taken). */
+  /** How many probes ran off this loop (tests and the bench say which road was taken). */
   readonly threaded: number;
-  /** Ends the thread; probes still in it fail. */
+  /** The probe process's pid while one runs (a thread, or none started yet: undefined). */
+  readonly pid: number | undefined;
+  /** Ends the thread or process; probes still in it fail. */
   close(): Promise<void>;
 }
 
@@ -49,8 +73,8 @@ interface Pending {
   pids: Set<number>;
 }
 
-export function createProbeThread(): ProbeThread {
-  let worker: Worker | null = null;
+export function createProbeThread(kind: ProbeHostKind = 'thread'): ProbeThread {
+  let worker: Host | null = null;
   const pending = new Map<number, Pending>();
   const fleetIds = new WeakMap<Fleet, number>();
   /** Fleet ids the current worker has been sent the inventory of. */
@@ -67,15 +91,8 @@ export function createProbeThread(): ProbeThread {
     }
   };
 
-  const start = (): Worker => {
-    // Compiled, the thread runs the .js beside this one; from the source, it registers tsx first (a
-    // worker does not inherit the loader hooks of `--import tsx`).
-    const w = import.meta.url.endsWith('.ts')
-      ? new Worker(
-          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./probe-thread-worker.ts', import.meta.url).href)}); })`,
-          { eval: true },
-        )
-      : new Worker(new URL('./probe-thread-worker.js', import.meta.url));
+  const start = (): Host => {
+    const w = kind === 'process' ? childHost() : threadHost();
     known = new Set();
     w.on('message', (m: FromThread) => {
       const p = pending.get(m.id);
@@ -106,13 +123,13 @@ export function createProbeThread(): ProbeThread {
       }
       if (pending.size === 0) w.unref();
     });
-    w.on('error', (err) => {
+    w.on('error', (err: Error) => {
       if (worker === w) worker = null;
-      failAll(`the probe thread failed: ${err.message.split('\n')[0] ?? ''}`);
+      failAll(`the probe ${kind} failed: ${err.message.split('\n')[0] ?? ''}`);
     });
-    w.on('exit', (code) => {
+    w.on('exit', (code: number | null) => {
       if (worker === w) worker = null;
-      failAll(`the probe thread ended (exit ${code})`);
+      failAll(`the probe ${kind} ended (exit ${code})`);
     });
     w.unref();
     return w;
@@ -158,10 +175,67 @@ export function createProbeThread(): ProbeThread {
     get threaded() {
       return threaded;
     },
+    get pid() {
+      return worker?.pid;
+    },
     close: async () => {
       const w = worker;
       worker = null;
       if (w) await w.terminate();
     },
   };
+}
+
+/** Compiled, the other side is the .js beside this file; from the source, the .ts (tsx registered first). */
+const SOURCE = import.meta.url.endsWith('.ts');
+
+function threadHost(): Host {
+  // A worker does not inherit the loader hooks of `--import tsx`: from the source it registers tsx itself.
+  return SOURCE
+    ? new Worker(
+        `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./probe-thread-worker.ts', import.meta.url).href)}); })`,
+        { eval: true },
+      )
+    : new Worker(new URL('./probe-thread-worker.js', import.meta.url));
+}
+
+/**
+ * The probes in a child process: its CPU, and the forks of every ping, ssh and nvidia-smi it starts,
+ * are off this process (a fork of a large process holds its memory map for milliseconds, and the
+ * loop that acks Slack waits on it). Messages cross with the structured clone, as to a thread.
+ */
+function childHost(): Host {
+  const env = { ...process.env };
+  for (const name of SLACK_SECRETS) delete env[name];
+  const child = fork(fileURLToPath(new URL(SOURCE ? './probe-thread-worker.ts' : './probe-thread-worker.js', import.meta.url)), [], {
+    serialization: 'advanced',
+    execArgv: SOURCE ? ['--import', 'tsx'] : [],
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return {
+    pid: child.pid,
+    postMessage: (m) => void (child.connected && child.send(m)),
+    on: (event: string, listener: (...a: any[]) => void) => void child.on(event, listener),
+    ref: () => {
+      child.ref();
+      child.channel?.ref();
+    },
+    unref: () => {
+      child.unref();
+      child.channel?.unref();
+    },
+    // Its channel closed, the child kills its own children and exits; one that does not is killed.
+    terminate: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 2000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        if (child.connected) child.disconnect();
+        else child.kill('SIGKILL');
+      }),
+  } as Host;
 }

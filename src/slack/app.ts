@@ -4,7 +4,7 @@ import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
 import { runProbe, type ProbeDeps } from '../commands/probe.ts';
-import { createProbeThread } from '../commands/probe-thread.ts';
+import { createProbeThread, type ProbeHostKind } from '../commands/probe-thread.ts';
 import { ProbeMemory } from '../probes/memory.ts';
 import { IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
@@ -50,9 +50,10 @@ export interface SeatAppOptions {
   runProbe?: RunProbe;
   /** Probes run at once, channel and incident steps together (default MAX_PROBES_AT_ONCE, 4); the rest wait in order. */
   maxProbes?: number;
-  /** Run the probes in a thread of their own (commands/probe-thread.ts), off the event loop that acks
-   * Slack: what `seat bot` does. Tests that shape a probe's network in-process leave it off. */
-  probeThread?: boolean;
+  /** Run the probes off the event loop that acks Slack (commands/probe-thread.ts): in a child process
+   * of their own (`true` or 'process': what `seat bot` does), or a worker thread ('thread'). Tests
+   * that shape a probe's network in-process leave it off. */
+  probeThread?: boolean | ProbeHostKind;
 }
 
 export interface SeatApp {
@@ -66,7 +67,7 @@ export interface SeatApp {
   readonly incidents: IncidentService | undefined;
   /** Every probe the app runs waits its turn here (the ack bench reads how many run and wait). */
   readonly probes: ProbeQueue;
-  /** How many probes ran in the probe thread (0 without one). */
+  /** How many probes ran off the acking loop, in the probe process or thread (0 without one). */
   readonly threadedProbes: number;
 }
 
@@ -102,7 +103,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   const sleep = opts.sleep ?? realSleep;
 
   const running = new Set<Promise<void>>();
-  const thread = opts.probeThread && !opts.runProbe ? createProbeThread() : null;
+  const thread = opts.probeThread && !opts.runProbe ? createProbeThread(opts.probeThread === true ? 'process' : opts.probeThread) : null;
   const ctx: SeatContext = {
     fleet: opts.fleet,
     log,

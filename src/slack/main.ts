@@ -24,8 +24,11 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
     return 2;
   }
   const journal = journalPath(io.env, fleet.inventory, io.inventoryPath);
-  // The probes run in a thread of their own, off the loop that acks Slack (SEAT_PROBE_THREAD=off: in-process).
-  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread: io.env.SEAT_PROBE_THREAD !== 'off', ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  // The probes run in a process of their own, off the loop that acks Slack (SEAT_PROBE_THREAD=thread: a
+  // worker thread; off: in-process).
+  const where = io.env.SEAT_PROBE_THREAD;
+  const probeThread = where === 'off' ? false : where === 'thread' ? 'thread' : 'process';
+  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
   let port: number | undefined;
   try {
     port = await seat.start();

@@ -1,10 +1,12 @@
-// The bot's probes in a thread of their own: the same report as in-process, the events streamed, the
-// children's pids handed to this side's reaper, the memory learnt here, a cancel honoured; a probe
-// whose deps are not data (a shaped network) runs in-process. Real LiteLLM stand-in and real ping.
+// The bot's probes in a process (or a thread) of their own: the same report as in-process, the events
+// streamed, the children's pids handed to this side's reaper, the memory learnt here, a cancel
+// honoured; a probe whose deps are not data (a shaped network) runs in-process. Real LiteLLM
+// stand-in and real ping; each test for both kinds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../../drills/litellm.ts';
-import { createProbeThread } from '../../src/commands/probe-thread.ts';
+import { readFileSync } from 'node:fs';
+import { createProbeThread, type ProbeHostKind } from '../../src/commands/probe-thread.ts';
 import { runProbe, type ProbeRequest } from '../../src/commands/probe.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
@@ -43,15 +45,16 @@ function recordingReaper(): Reaper & { seen: number[]; live: Set<number> } {
   return { seen, live, track: (pid) => (seen.push(pid), live.add(pid)), untrack: (pid) => live.delete(pid), killAll: () => {}, get size() { return live.size; } };
 }
 
-test('a probe in the thread reports what the same probe in-process reports, streams its events, and hands its children to this side', { timeout: 60_000 }, async () => {
+for (const kind of ['process', 'thread'] as const satisfies ProbeHostKind[]) {
+test(`a probe in the ${kind} reports what the same probe in-process reports, streams its events, and hands its children to this side`, { timeout: 60_000 }, async () => {
   const { fleet, stop } = await lab();
-  const thread = createProbeThread();
+  const thread = createProbeThread(kind);
   try {
     const events: RunEvent[] = [];
     const memory = new ProbeMemory();
     const reaper = recordingReaper();
     const report = await thread.runProbe(fleet, REQ, { env, memory, reaper, onEvent: (e) => events.push(e) });
-    assert.equal(thread.threaded, 1, 'it ran in the thread');
+    assert.equal(thread.threaded, 1, `it ran in the ${kind}`);
     const local = await runProbe(fleet, REQ, { env });
     assert.deepEqual(facts(report.findings), facts(local.findings));
     assert.equal(report.findings.find((f) => f.target === 'chat-hang')?.reason, 'timeout');
@@ -75,9 +78,9 @@ test('a probe in the thread reports what the same probe in-process reports, stre
   }
 });
 
-test('a cancel reaches the thread; deps that are not data keep the probe in-process; a closed thread starts again', { timeout: 60_000 }, async () => {
+test(`a cancel reaches the ${kind}; deps that are not data keep the probe in-process; a closed ${kind} starts again`, { timeout: 60_000 }, async () => {
   const { fleet, stop } = await lab();
-  const thread = createProbeThread();
+  const thread = createProbeThread(kind);
   try {
     const ctl = new AbortController();
     const running = thread.runProbe(fleet, REQ, { env, signal: ctl.signal, onEvent: (e) => e.type === 'start' && setTimeout(() => ctl.abort(), 100) });
@@ -89,14 +92,43 @@ test('a cancel reaches the thread; deps that are not data keep the probe in-proc
     assert.equal(thread.threaded, 1, 'a shaped network is not data: in-process');
     assert.equal(shaped.findings.find((f) => f.target === 'chat-ok')?.status, 'up');
 
-    // The thread gone mid-probe (a crash, a stop): the probe fails with words, the next one starts a new thread.
+    // The other side gone mid-probe (a crash, a stop): the probe fails with words, the next one starts a new one.
     const cut = thread.runProbe(fleet, REQ, { env, onEvent: (e) => e.type === 'start' && void thread.close() });
-    await assert.rejects(cut, /the probe thread (ended|failed)/);
+    await assert.rejects(cut, new RegExp(`the probe ${kind} (ended|failed)`));
     const after = await thread.runProbe(fleet, REQ, { env });
     assert.equal(thread.threaded, 3);
     assert.equal(after.findings.find((f) => f.target === 'chat-ok')?.status, 'up');
   } finally {
     await thread.close();
     await stop();
+  }
+});
+}
+
+test('the probe process does not get Slack’s tokens: its environment is the bot’s without them', { timeout: 60_000 }, async () => {
+  const { fleet, stop } = await lab();
+  const before = { bot: process.env.SLACK_BOT_TOKEN, secret: process.env.SLACK_SIGNING_SECRET, app: process.env.SLACK_APP_TOKEN };
+  process.env.SLACK_BOT_TOKEN = 'xoxb-never-in-the-probe-process';
+  process.env.SLACK_SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
+  process.env.SLACK_APP_TOKEN = 'xapp-never-in-the-probe-process';
+  process.env.SEAT_THREAD_KEY = KEY;
+  const thread = createProbeThread('process');
+  try {
+    // Its own env (no deps.env): the gateway key comes from the process's environment, as in the bot.
+    const report = await thread.runProbe(fleet, { ...REQ, only: ['aliases'] }, {});
+    assert.equal(report.findings.find((f) => f.target === 'chat-ok')?.status, 'up', 'the gateway key reached it');
+    const pid = thread.pid;
+    assert.ok(pid !== undefined && pid !== process.pid, 'a process of its own');
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes(`SEAT_THREAD_KEY=${KEY}`));
+    assert.deepEqual(environ.filter((e) => e.startsWith('SLACK_')), []);
+  } finally {
+    await thread.close();
+    await stop();
+    for (const [name, v] of [['SLACK_BOT_TOKEN', before.bot], ['SLACK_SIGNING_SECRET', before.secret], ['SLACK_APP_TOKEN', before.app]] as const) {
+      if (v === undefined) delete process.env[name];
+      else process.env[name] = v;
+    }
+    delete process.env.SEAT_THREAD_KEY;
   }
 });
