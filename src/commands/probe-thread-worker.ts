@@ -22,15 +22,19 @@ const port: Port = parentPort ?? processPort();
 
 function processPort(): Port {
   if (!process.send) throw new Error('probe-thread-worker runs as a worker thread or a child process with an IPC channel');
-  // The bot gone (its channel closed): this process's children go with it, then this process.
-  process.on('disconnect', () => {
+  // The bot gone (its channel closed, or a write to it failed): this process's children go with it, then this process.
+  const gone = (): void => {
     ownReapers.forEach((r) => r.killAll('SIGKILL'));
     process.exit(0);
-  });
+  };
+  process.on('disconnect', gone);
+  // The bot stops this process by closing the channel; a signal meant for the bot's group or its
+  // service (Ctrl-C, a group SIGTERM) must not cut the probes it is letting finish.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => {});
   return {
     on: (_event, listener) => void process.on('message', listener as (m: unknown) => void),
-    // A report finished as the bot went away has no one to go to.
-    postMessage: (m) => void (process.connected && process.send!(m)),
+    // A report finished as the bot went away has no one to go to (a write to a dead bot is EPIPE).
+    postMessage: (m) => void (process.connected && process.send!(m, undefined, {}, (err) => err && gone())),
   };
 }
 

@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Inventory } from '../inventory/schema.ts';
 import type { MemoryJson } from '../probes/memory.ts';
+import { killGroup } from '../probes/edge/exec.ts';
 import type { RunEvent } from '../probes/runner.ts';
 import { runProbe, type ProbeDeps, type ProbeReport, type ProbeRequest } from './probe.ts';
 
@@ -52,6 +53,12 @@ interface Host {
 /** Slack's tokens stay in the bot: the probes need the gateway keys and the rest, never these. */
 const SLACK_SECRETS = ['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET'];
 
+function withoutSlackSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SLACK_SECRETS) delete out[name];
+  return out;
+}
+
 export interface ProbeThread {
   /** Same shape as runProbe: the probe runs in the thread when its deps allow, in-process otherwise. */
   runProbe(fleet: Fleet, req: ProbeRequest, deps?: ProbeDeps): Promise<ProbeReport>;
@@ -83,10 +90,15 @@ export function createProbeThread(kind: ProbeHostKind = 'thread'): ProbeThread {
   let nextFleet = 1;
   let threaded = 0;
 
-  const failAll = (why: string): void => {
+  /** Fails every probe in flight. `orphaned`: the probe process is gone, and the children it had
+   * started are known only here: killed, not forgotten (a thread's are this process's own). */
+  const failAll = (why: string, orphaned = false): void => {
     for (const [id, p] of pending) {
       pending.delete(id);
-      for (const pid of p.pids) p.deps.reaper?.untrack(pid);
+      for (const pid of p.pids) {
+        if (orphaned) killGroup(pid, 'SIGKILL');
+        p.deps.reaper?.untrack(pid);
+      }
       p.reject(new Error(why));
     }
   };
@@ -125,11 +137,11 @@ export function createProbeThread(kind: ProbeHostKind = 'thread'): ProbeThread {
     });
     w.on('error', (err: Error) => {
       if (worker === w) worker = null;
-      failAll(`the probe ${kind} failed: ${err.message.split('\n')[0] ?? ''}`);
+      failAll(`the probe ${kind} failed: ${err.message.split('\n')[0] ?? ''}`, kind === 'process');
     });
     w.on('exit', (code: number | null) => {
       if (worker === w) worker = null;
-      failAll(`the probe ${kind} ended (exit ${code})`);
+      failAll(`the probe ${kind} ended (exit ${code})`, kind === 'process');
     });
     w.unref();
     return w;
@@ -147,7 +159,7 @@ export function createProbeThread(kind: ProbeHostKind = 'thread'): ProbeThread {
       ...(known.has(fleetId) ? {} : { inventory: fleet.inventory }),
       req,
       deps: {
-        ...(deps.env ? { env: { ...deps.env } } : {}),
+        ...(deps.env ? { env: withoutSlackSecrets(deps.env) } : {}),
         ...(deps.pathPrefix ? { pathPrefix: deps.pathPrefix } : {}),
         ...(deps.pingCommand ? { pingCommand: deps.pingCommand } : {}),
         ...(deps.memory ? { memory: deps.memory.toJSON() } : {}),
@@ -205,12 +217,14 @@ function threadHost(): Host {
  * loop that acks Slack waits on it). Messages cross with the structured clone, as to a thread.
  */
 function childHost(): Host {
-  const env = { ...process.env };
-  for (const name of SLACK_SECRETS) delete env[name];
   const child = fork(fileURLToPath(new URL(SOURCE ? './probe-thread-worker.ts' : './probe-thread-worker.js', import.meta.url)), [], {
     serialization: 'advanced',
-    execArgv: SOURCE ? ['--import', 'tsx'] : [],
-    env,
+    // tsx as this checkout has it, not as the working folder would resolve it (seat runs from anywhere).
+    execArgv: SOURCE ? ['--import', import.meta.resolve('tsx')] : [],
+    // A group of its own: a terminal's Ctrl-C or a service manager's group SIGTERM is the bot's to
+    // handle (it lets the probes in flight finish, then closes this child), not the probes'.
+    detached: true,
+    env: withoutSlackSecrets(process.env),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return {

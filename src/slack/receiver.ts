@@ -4,15 +4,19 @@
 // the form parsed twice, a URL object to route, a 3-second timer for every request, a closure per
 // ack), about 100 µs of CPU an ack on this fleet's bot; under several clients at once that is what
 // the acks queue behind. This one keeps the parts that matter and Bolt's own signature check:
-//   - POST /slack/events only (what manifest.yml points at); anything else 404, nothing read;
+//   - POST /slack/events only (what manifest.yml points at); anything else 404 (its body discarded);
 //   - the body capped (MAX_BODY_BYTES; 413 past it, the connection closed), read before the check;
 //   - Bolt's verifySlackRequest: `v0` HMAC-SHA256 of "v0:timestamp:body" with the signing secret,
 //     compared in constant time, a timestamp over five minutes old refused (401);
 //   - ssl_check (200, nothing run) and url_verification (the challenge echoed) as Slack asks;
 //   - a form body, or a form with a JSON `payload`, or a JSON body; anything else 400;
-//   - the ack answers at once; a second ack throws, as Bolt's does; an event no listener acks is
-//     answered 404 after NO_ACK_MS (Bolt's default), so Slack says the app did not answer;
-//   - a listener that throws before its ack: 500, logged (no stack trace to the person).
+//   - the ack answers at once; a second ack throws, as Bolt's does; an event not acked within
+//     NO_ACK_MS of its arrival (Bolt's default) is answered 404, so Slack says the app did not
+//     answer, and an ack after that answers nothing;
+//   - processEvent rejecting before the ack (a listener's error the app's error handler hands back):
+//     500 at once, logged. The bot's handler logs and keeps the error, so there it is the 404.
+//   - slow senders: a request has 15 s to arrive (headers 10 s), and stop() cuts what is still
+//     open a second after it stops listening.
 import bolt, { type App, type Logger, type Receiver, type ReceiverEvent } from '@slack/bolt';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { parse as parseForm } from 'node:querystring';
@@ -24,6 +28,11 @@ export const EVENTS_PATH = '/slack/events';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** How long an event may go unacknowledged before Slack is told no (Bolt's own default). */
 export const NO_ACK_MS = 3001;
+/** Slack sends a few KiB at once; a request still arriving after this is cut (Node's default is 300 s). */
+const REQUEST_TIMEOUT_MS = 15_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+/** How long stop() waits for a request in flight before it closes the connection. */
+const STOP_GRACE_MS = 1000;
 
 export interface SeatReceiverOptions {
   signingSecret: string;
@@ -55,7 +64,7 @@ export class SeatReceiver implements Receiver {
   /** Listens on `port` (0 picks a free one) and resolves with the server, as Bolt's receiver does. */
   start(port: number): Promise<Server> {
     if (this.server) return Promise.reject(new Error('the Slack receiver is already started'));
-    const server = createServer((req, res) => this.request(req, res));
+    const server = createServer({ requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS }, (req, res) => this.request(req, res));
     this.server = server;
     return new Promise((resolve, reject) => {
       server.once('error', (err) => {
@@ -74,6 +83,8 @@ export class SeatReceiver implements Receiver {
     return new Promise((resolve, reject) => {
       server.close((err) => (err ? reject(err) : resolve()));
       server.closeIdleConnections();
+      // A request still arriving (or a client that never finishes one) does not hold the bot's exit.
+      setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS).unref();
     });
   }
 
@@ -150,35 +161,33 @@ export class SeatReceiver implements Receiver {
     const app = this.app;
     if (!app) return answer(res, 503);
     let acked = false;
+    // As Bolt's: the window runs from the request's arrival, not from processEvent's end (which comes
+    // only once every listener has finished).
+    const timer = setTimeout(() => {
+      if (acked || res.headersSent) return;
+      this.log?.error(`an incoming Slack request was not acknowledged within ${this.opts.noAckMs} ms`);
+      answer(res, 404);
+    }, this.opts.noAckMs);
+    timer.unref();
     const event: ReceiverEvent = {
       body,
       ack: async (response?: unknown) => {
         if (acked) throw new bolt.ReceiverMultipleAckError();
         acked = true;
+        clearTimeout(timer);
+        // Past the window Slack was already told no: a late ack answers nothing.
         respondWith(res, response);
       },
       ...retryOf(req),
       customProperties: {},
     };
-    app.processEvent(event).then(
-      () => {
-        if (acked) return;
-        // Nothing acked it (yet): a listener may still; past the window Slack is told no.
-        const timer = setTimeout(() => {
-          if (acked || res.headersSent) return;
-          acked = true;
-          this.log?.error(`an incoming Slack request was not acknowledged within ${this.opts.noAckMs} ms`);
-          answer(res, 404);
-        }, this.opts.noAckMs);
-        timer.unref();
-      },
-      (err: unknown) => {
-        this.log?.error(`slack request failed: ${slackErrorCode(err)}`);
-        if (acked || res.headersSent) return;
-        acked = true;
-        answer(res, 500);
-      },
-    );
+    app.processEvent(event).catch((err: unknown) => {
+      this.log?.error(`slack request failed: ${slackErrorCode(err)}`);
+      clearTimeout(timer);
+      if (acked) return;
+      acked = true;
+      answer(res, 500);
+    });
   }
 }
 
@@ -199,7 +208,7 @@ function retryOf(req: IncomingMessage): { retryNum?: number; retryReason?: strin
 /** The ack's answer: nothing, a string as is, or an object as JSON (what Bolt sends for each). */
 function respondWith(res: ServerResponse, response: unknown): void {
   if (res.headersSent) return;
-  if (response === undefined || response === null || response === '') return answer(res, 200);
+  if (!response) return answer(res, 200);
   if (typeof response === 'string') {
     res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
     res.end(response);

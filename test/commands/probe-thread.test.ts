@@ -132,3 +132,89 @@ test('the probe process does not get Slack’s tokens: its environment is the bo
     delete process.env.SEAT_THREAD_KEY;
   }
 });
+
+/** A fleet whose one host is pinged with a stand-in that takes `seconds` (sh -c 'sleep N'; ping's own arguments ignored). */
+function slowPingFleet(): Fleet {
+  const r = parseInventory(`
+fleet: slowping
+settings: { probeTimeoutMs: 8000 }
+gateway: { baseUrl: http://127.0.0.1:9, keys: { admin: { env: SEAT_THREAD_NO_KEY } } }
+sites: { lab: { hosts: { lab-1: { address: 127.0.0.1, gpuVendor: none } } } }
+aliases: {}
+`);
+  if (!r.ok) throw new Error(r.errors.join('\n'));
+  return new Fleet(r.value);
+}
+const slowPing = (seconds: number): string[] => ['sh', '-c', `sleep ${seconds}`, 'ping'];
+const POWER: ProbeRequest = { site: 'lab', only: ['power'], timeoutMs: null, paid: false };
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('the probe process is a group of its own and lets a Ctrl-C pass: the probe in flight finishes for the bot to report', { timeout: 60_000 }, async () => {
+  const thread = createProbeThread('process');
+  try {
+    const reaper = recordingReaper();
+    const probe = thread.runProbe(slowPingFleet(), POWER, { env, pingCommand: slowPing(1), reaper });
+    await until('the ping started', () => reaper.seen.length > 0);
+    const pid = thread.pid!;
+    assert.ok(alive(-pid), 'its own process group (a terminal’s Ctrl-C goes to the bot’s)');
+    process.kill(pid, 'SIGINT');
+    process.kill(pid, 'SIGTERM');
+    const report = await probe;
+    assert.equal(report.findings.find((f) => f.target === 'lab-1')?.status, 'up', 'the ping answered, after both signals');
+  } finally {
+    await thread.close();
+  }
+});
+
+test('the probe process killed mid-probe: the probe fails with words and the children it had started are killed, not orphaned', { timeout: 60_000 }, async () => {
+  const thread = createProbeThread('process');
+  try {
+    const reaper = recordingReaper();
+    const probe = thread.runProbe(slowPingFleet(), POWER, { env, pingCommand: slowPing(30), reaper });
+    await until('the ping started', () => reaper.seen.length > 0);
+    const children = [...reaper.seen];
+    assert.ok(children.every(alive));
+    process.kill(thread.pid!, 'SIGKILL');
+    await assert.rejects(probe, /the probe process ended/);
+    await until('its children gone', () => !children.some(alive));
+    assert.equal(reaper.live.size, 0);
+  } finally {
+    await thread.close();
+  }
+});
+
+for (const kind of ['process', 'thread'] as const) {
+  test(`Slack’s tokens in a probe’s own env (npm start on the drill) do not cross to the ${kind}`, { timeout: 60_000 }, async () => {
+    const token = 'xoxb-must-stay-in-the-bot-0123';
+    const gateway = await startGateway({ keys: { admin: token }, aliases: {} });
+    const r = parseInventory(`
+gateway: { baseUrl: ${gateway.url}, keys: { admin: { env: SLACK_BOT_TOKEN } } }
+sites: { lab: { hosts: { lab-1: { address: 127.0.0.1, gpuVendor: none } } } }
+aliases: {}
+`);
+    if (!r.ok) throw new Error(r.errors.join('\n'));
+    const thread = createProbeThread(kind);
+    try {
+      const report = await thread.runProbe(new Fleet(r.value), { site: 'lab', only: ['aliases'], timeoutMs: null, paid: false }, { env: { ...env, SLACK_BOT_TOKEN: token } });
+      const key = report.findings.find((f) => f.subject.kind === 'gateway' && f.subject.key === 'admin');
+      assert.equal(key?.reason, 'key_unset', `the probe never held the token: ${JSON.stringify(key)}`);
+    } finally {
+      await thread.close();
+      await gateway.stop();
+    }
+  });
+}

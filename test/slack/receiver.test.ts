@@ -26,6 +26,13 @@ before(async () => {
     ran.push(`command ${command.text}`);
     if (command.text === 'text') return ack('plain words');
     if (command.text === 'throw') throw new Error('listener broke before its ack');
+    if (command.text === 'stall') return new Promise<void>(() => {});
+    if (command.text === 'falsy') return ack(false as never);
+    if (command.text === 'late') {
+      await new Promise((r) => setTimeout(r, 400));
+      await ack({ text: 'too late' }).then(() => ran.push('late ack answered nothing'), (err: unknown) => ran.push(`late ack threw ${String(err)}`));
+      return;
+    }
     if (command.text === 'twice') {
       await ack({ text: 'first' });
       await ack({ text: 'second' }).catch((err: unknown) => ran.push(`second ack: ${(err as { code?: string }).code}`));
@@ -181,4 +188,39 @@ test('an event no listener acks is answered 404 once the no-ack window passes, a
   assert.ok(res.ms >= 100, `answered after the window, not at once (${res.ms.toFixed(0)} ms)`);
   assert.ok(logged.some((l) => /not acknowledged within 150 ms/.test(l)));
   assert.deepEqual(ran, []);
+});
+
+test('the no-ack window runs from the request: a listener that stalls, or acks too late, still gets Slack its 404 on time', async () => {
+  ran.length = 0;
+  const stalled = await command('stall');
+  assert.equal(stalled.status, 404);
+  assert.ok(stalled.ms < 1000, `answered at the window (${stalled.ms.toFixed(0)} ms), not never`);
+  const late = await command('late');
+  assert.equal(late.status, 404);
+  assert.ok(late.ms < 380, `the 404 did not wait for the late ack (${late.ms.toFixed(0)} ms)`);
+  await new Promise((r) => setTimeout(r, 400));
+  assert.ok(ran.includes('late ack answered nothing'), ran.join('; '));
+});
+
+test('an ack of a falsy value answers an empty 200 (nothing Slack would post)', async () => {
+  const res = await command('falsy');
+  assert.deepEqual([res.status, res.text], [200, '']);
+});
+
+test('stop() does not wait on a request that never finishes arriving', async () => {
+  const receiver = new SeatReceiver({ signingSecret: SECRET, logger, now: () => NOW });
+  const other = new bolt.App({ receiver, logger, authorize: async () => ({ botToken: 'xoxb-receiver-test' }) });
+  const server = (await other.start(0)) as { address(): { port: number } };
+  const { connect } = await import('node:net');
+  const socket = connect(server.address().port, '127.0.0.1');
+  await new Promise<void>((r) => socket.once('connect', () => r()));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  socket.on('error', () => {});
+  // Headers and the start of a body that never ends.
+  socket.write('POST /slack/events HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":');
+  await new Promise((r) => setTimeout(r, 50));
+  const t0 = performance.now();
+  await other.stop();
+  await closed;
+  assert.ok(performance.now() - t0 < 10_000, 'stopped within its grace, not Node’s 300 s request timeout');
 });

@@ -77,7 +77,8 @@ export function createReaper(kill: (pid: number, signal: NodeJS.Signals) => void
   };
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals, kill: (pid: number, signal: NodeJS.Signals) => void = process.kill.bind(process)): void {
+/** A child's whole group (it was started detached, as its own group's leader); gone already is fine. */
+export function killGroup(pid: number, signal: NodeJS.Signals, kill: (pid: number, signal: NodeJS.Signals) => void = process.kill.bind(process)): void {
   try {
     kill(-pid, signal);
   } catch {
