@@ -90,6 +90,9 @@ async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: Probe
             if (e.type === 'start') {
               mine.started = true;
               show(renderProgress(req.site, 0, e.total, [], askedBy));
+              // "0 of N" is the first view: progress follows a second later, so a probe done within
+              // the second goes straight to its report (one Slack call fewer, no flicker).
+              progress.sent();
               return;
             }
             findings.push(...e.findings);

@@ -2,6 +2,8 @@
 // delivered, and `flush` waits for the last call so the final report never races a progress update.
 export interface Throttled<T> {
   push(value: T): void;
+  /** The message was just written another way (it opened): the next send waits a whole interval. */
+  sent(): void;
   flush(): Promise<void>;
 }
 
@@ -26,6 +28,9 @@ export function throttle<T>(send: (value: T) => Promise<void>, intervalMs: numbe
       if (timer) return;
       const wait = Math.max(0, lastSent + intervalMs - now());
       timer = setTimeout(fire, wait);
+    },
+    sent() {
+      lastSent = now();
     },
     async flush() {
       if (timer) clearTimeout(timer);
