@@ -149,11 +149,7 @@ export class SeatReceiver implements Receiver {
       log?.warn('Slack request refused: its body does not read (a form, a form with a JSON payload, or JSON)');
       return answer(res, 400);
     }
-    if (body.type === 'url_verification') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ challenge: body.challenge }));
-      return;
-    }
+    if (body.type === 'url_verification') return send(res, 200, 'application/json', JSON.stringify({ challenge: body.challenge }));
     this.dispatch(req, res, body);
   }
 
@@ -209,18 +205,22 @@ function retryOf(req: IncomingMessage): { retryNum?: number; retryReason?: strin
 function respondWith(res: ServerResponse, response: unknown): void {
   if (res.headersSent) return;
   if (!response) return answer(res, 200);
-  if (typeof response === 'string') {
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end(response);
-    return;
-  }
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(response));
+  if (typeof response === 'string') return send(res, 200, 'text/plain; charset=utf-8', response);
+  send(res, 200, 'application/json', JSON.stringify(response));
+}
+
+/**
+ * Headers and body in one write: with its length said up front, Node sends neither chunked framing
+ * nor a second buffer (a writeHead() then end(body), as Bolt's receiver does, is chunked: several buffers in a writev).
+ */
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 function answer(res: ServerResponse, status: number): void {
   if (res.headersSent) return;
-  res.writeHead(status);
+  res.writeHead(status, { 'content-length': 0 });
   res.end();
 }
 
