@@ -1,31 +1,51 @@
 // `npm run bench`: every figure is a ratio against a baseline measured in the same run.
-import { benchAck } from './ack.ts';
-import { benchAckBig } from './ack-big.ts';
-import { benchExport } from './export.ts';
-import { benchJournal } from './journal.ts';
-import { benchProbe } from './probe.ts';
-import { benchProbeCli } from './probe-cli.ts';
-import { benchProbeScale } from './probe-scale.ts';
-import { benchInventoryLoad } from './inventory-load.ts';
-import { benchStartup } from './startup.ts';
-import { benchStepAck } from './step-ack.ts';
+//
+// Each part runs in a fresh process of its own, one after the other: a part is measured as its
+// command runs (`seat export` and `seat journal` start cold; the bot starts once), not in a heap
+// the parts before it left behind (a 3,000-alias fleet, thousands of acks).
+//   npm run bench               every part
+//   npm run bench -- ack export  only those parts, in that order
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-const probe = await benchProbe();
-for (const l of probe.lines) console.log(l);
-const probeCli = await benchProbeCli();
-for (const l of probeCli.lines) console.log(l);
-const probeScale = await benchProbeScale();
-for (const l of probeScale.lines) console.log(l);
-const inventory = await benchInventoryLoad();
-for (const l of inventory.lines) console.log(l);
-const ack = await benchAck();
-for (const l of ack.lines) console.log(l);
-const big = await benchAckBig();
-for (const l of big.lines) console.log(l);
-const step = await benchStepAck();
-for (const l of step.lines) console.log(l);
-const journal = await benchJournal();
-for (const l of journal.lines) console.log(l);
-const exported = await benchExport();
-for (const l of exported.lines) console.log(l);
-for (const l of benchStartup().lines) console.log(l);
+const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
+  probe: async () => (await import('./probe.ts')).benchProbe(),
+  'probe-cli': async () => (await import('./probe-cli.ts')).benchProbeCli(),
+  'probe-scale': async () => (await import('./probe-scale.ts')).benchProbeScale(),
+  inventory: async () => (await import('./inventory-load.ts')).benchInventoryLoad(),
+  ack: async () => (await import('./ack.ts')).benchAck(),
+  'ack-big': async () => (await import('./ack-big.ts')).benchAckBig(),
+  'step-ack': async () => (await import('./step-ack.ts')).benchStepAck(),
+  journal: async () => (await import('./journal.ts')).benchJournal(),
+  export: async () => (await import('./export.ts')).benchExport(),
+  startup: async () => (await import('./startup.ts')).benchStartup(),
+};
+
+const part = process.env.SEAT_BENCH_PART;
+if (part) {
+  // The child: one part, its lines on stdout.
+  const run = PARTS[part];
+  if (!run) throw new Error(`no bench part ${part}`);
+  for (const l of (await run()).lines) console.log(l);
+} else {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((p) => !(p in PARTS));
+  if (unknown.length > 0) {
+    console.error(`npm run bench: unknown part ${unknown.join(', ')} (parts: ${Object.keys(PARTS).join(', ')})`);
+    process.exit(2);
+  }
+  let failed = 0;
+  for (const name of asked.length > 0 ? asked : Object.keys(PARTS)) {
+    // A part that hangs must not take the run with it: 20 minutes is many times the longest.
+    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, SEAT_BENCH_PART: name },
+      stdio: ['ignore', 'inherit', 'inherit'],
+      timeout: 20 * 60_000,
+    });
+    if (r.status !== 0) {
+      failed += 1;
+      console.error(`bench ${name}: ${r.signal ? `stopped (${r.signal})` : `exited ${r.status}`}`);
+    }
+  }
+  process.exit(failed > 0 ? 1 : 0);
+}
