@@ -68,3 +68,42 @@ test('a journal the bot cannot open is a one-line start-up error and exit 2', as
   assert.match(err, /^seat bot: cannot open the journal: .*not-a-journal\.sqlite.*\n$/);
   assert.ok(!err.includes('    at '), 'no stack trace');
 });
+
+/** This process's children running the probe worker (the bot's probe process), by /proc. */
+async function probeChildren(): Promise<number[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = await readFile(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      if ((await readFile(`/proc/${name}/cmdline`, 'utf8')).includes('probe-thread-worker')) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+test('a probe asked of the running bot runs in its probe process and reports; stopping the bot ends that process', async () => {
+  let err = '';
+  let stop!: () => void;
+  const until = new Promise<void>((r) => (stop = r));
+  const running = runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: env(), until });
+  const deadline = performance.now() + 5000;
+  while (!/HTTP on port (\d+)/.test(err) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const port = /HTTP on port (\d+) at \/slack\/events/.exec(err)?.[1];
+  assert.ok(port, err);
+  const before = slack.calls.length;
+  const res = await signedPost(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ text: 'probe fv --only power', channel: 'C0BOT', responseUrl: `${slack.base}/response/p` }), { secret: SECRET });
+  assert.equal(res.status, 200);
+  await slack.waitFor((s) => s.calls.slice(before).some((c) => c.method === 'chat.update' && /^(OK|DEGRADED|DOWN) fv/.test(String(c.args.text))));
+  assert.equal((await probeChildren()).length, 1, 'the probe ran in a process of its own');
+  stop();
+  assert.equal(await running, 0);
+  const end = performance.now() + 5000;
+  while ((await probeChildren()).length > 0 && performance.now() < end) await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(await probeChildren(), [], 'and it ended with the bot');
+});
