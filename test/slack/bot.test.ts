@@ -42,21 +42,26 @@ test('a token Slack refuses (invalid_auth) is a one-line start-up error and exit
   assert.ok(!err.includes('xoxb-1111'), 'the token is never printed');
 });
 
-test('a good start answers signed requests on the port it reports, and stops when told', async () => {
+/** `seat bot` started in-process until told to stop: the port it says, what it wrote, its exit code. */
+async function startBot(): Promise<{ port: string; err: () => string; stop: () => Promise<number> }> {
   let err = '';
   let stop!: () => void;
   const until = new Promise<void>((r) => (stop = r));
   const running = runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: env(), until });
-  const until2 = performance.now() + 5000;
-  while (!/HTTP on port (\d+)/.test(err) && performance.now() < until2) await new Promise((r) => setTimeout(r, 20));
+  const deadline = performance.now() + 5000;
+  while (!/HTTP on port (\d+)/.test(err) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const port = /HTTP on port (\d+) at \/slack\/events/.exec(err)?.[1];
   assert.ok(port && port !== '0', err);
+  return { port, err: () => err, stop: () => (stop(), running) };
+}
+
+test('a good start answers signed requests on the port it reports, and stops when told', async () => {
+  const { port, err, stop } = await startBot();
   const res = await signedPost(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ text: 'help', responseUrl: `${slack.base}/response/b` }), { secret: SECRET });
   assert.equal(res.status, 200);
   assert.match(res.text, /usage: \/seat probe/);
-  stop();
-  assert.equal(await running, 0);
-  assert.match(err, /stopping after the probes in flight finish/);
+  assert.equal(await stop(), 0);
+  assert.match(err(), /stopping after the probes in flight finish/);
 });
 
 test('a journal the bot cannot open is a one-line start-up error and exit 2', async () => {
@@ -88,21 +93,13 @@ async function probeChildren(): Promise<number[]> {
 }
 
 test('a probe asked of the running bot runs in its probe process and reports; stopping the bot ends that process', async () => {
-  let err = '';
-  let stop!: () => void;
-  const until = new Promise<void>((r) => (stop = r));
-  const running = runBot(fleet, { stderr: { write: (s: string) => (err += s) }, env: env(), until });
-  const deadline = performance.now() + 5000;
-  while (!/HTTP on port (\d+)/.test(err) && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const port = /HTTP on port (\d+) at \/slack\/events/.exec(err)?.[1];
-  assert.ok(port, err);
+  const { port, stop } = await startBot();
   const before = slack.calls.length;
   const res = await signedPost(`http://127.0.0.1:${port}/slack/events`, slashCommandBody({ text: 'probe fv --only power', channel: 'C0BOT', responseUrl: `${slack.base}/response/p` }), { secret: SECRET });
   assert.equal(res.status, 200);
   await slack.waitFor((s) => s.calls.slice(before).some((c) => c.method === 'chat.update' && /^(OK|DEGRADED|DOWN) fv/.test(String(c.args.text))));
   assert.equal((await probeChildren()).length, 1, 'the probe ran in a process of its own');
-  stop();
-  assert.equal(await running, 0);
+  assert.equal(await stop(), 0);
   const end = performance.now() + 5000;
   while ((await probeChildren()).length > 0 && performance.now() < end) await new Promise((r) => setTimeout(r, 20));
   assert.deepEqual(await probeChildren(), [], 'and it ended with the bot');
