@@ -3,7 +3,7 @@
 // md() escaped it before marked saw it, and the renderer here escapes any raw HTML marked still
 // finds, except the chart markers this module placed itself. A Content-Security-Policy forbids
 // scripts and every external resource, so the file shows the same offline, in a mail or a browser.
-import { Marked, type Tokens } from 'marked';
+import { Marked, type Token, type Tokens } from 'marked';
 import type { Chart } from './charts.ts';
 import { html } from './escape.ts';
 
@@ -45,11 +45,15 @@ svg text.ax,svg text.gap{fill:#555;font-size:11px}
 // Plain text up to the next character that could start other inline syntax. md() leaves no `&`
 // (so no character reference to decode) and no bare URL (so nothing for GFM's autolinks).
 const TEXT = /^[^\\<!\[\]`*_~&\n]+/;
+/** A whole cell TEXT matches at once: it lexes to one text token. */
+const PLAIN_CELL = /^[^\\<!\[\]`*_~&\n]+$/;
+const RULE_CELL = /^ *(:?)-+(:?) *$/;
 
-function marked(charts: Chart[]): Marked {
+function marked(charts: Chart[], ownTables: boolean): Marked {
   const m = new Marked({ gfm: true, async: false });
   m.use({
     tokenizer: {
+      table: ownTables ? ownTable : () => false,
       // No bare-URL links: the document links nowhere.
       url: () => undefined,
       // marked's own text rule also looks ahead for URLs and e-mail addresses at every character;
@@ -78,8 +82,79 @@ function marked(charts: Chart[]): Marked {
   return m;
 }
 
-export function toHtml(markdown: string, o: { title: string; drill: boolean; charts: Chart[] }): string {
-  const body = marked(o.charts).parse(markdown, { async: false });
+/**
+ * The tables this document writes (postmortem/table.ts: a header, a rule of `---`/`---:`, rows, each
+ * line `| … |`, then a blank line), tokenized as marked's own table tokenizer would, in one pass:
+ * marked finds a table with a regex over all of it and lexes every cell, and a timeline of 10,000
+ * events is 60,000 cells, mostly plain text. Here a cell with nothing but plain text is its one text
+ * token, exactly what the inline lexer would make of it; any other cell goes through the lexer as
+ * before. Anything not of that shape is left to marked's tokenizer (`false`), so the HTML is the same.
+ */
+function ownTable(this: { lexer: { inline(src: string): Token[] } }, src: string): Tokens.Table | false {
+  if (!src.startsWith('| ')) return false;
+  const lines: string[] = [];
+  let at = 0;
+  while (at < src.length) {
+    const nl = src.indexOf('\n', at);
+    const line = nl === -1 ? src.slice(at) : src.slice(at, nl);
+    if (!line.startsWith('|')) {
+      // Where marked might read the table on (or read it otherwise), it decides.
+      if (line.trim() !== '') return false;
+      break;
+    }
+    lines.push(line);
+    at = nl === -1 ? src.length : nl + 1;
+  }
+  if (lines.length < 2) return false;
+  const rule = splitCells(lines[1]!);
+  const align: Tokens.Table['align'] = [];
+  for (const c of rule) {
+    const hit = RULE_CELL.exec(c);
+    if (!hit) return false;
+    align.push(hit[1] && hit[2] ? 'center' : hit[2] ? 'right' : hit[1] ? 'left' : null);
+  }
+  const head = splitCells(lines[0]!);
+  if (head.length !== align.length) return false;
+  const cell = (text: string, i: number, header: boolean): Tokens.TableCell => ({
+    text,
+    tokens: PLAIN_CELL.test(text) ? [{ type: 'text', raw: text, text, escaped: false } as Tokens.Text] : this.lexer.inline(text),
+    header,
+    align: align[i] ?? null,
+  });
+  return {
+    type: 'table',
+    raw: lines.join('\n'),
+    header: head.map((t, i) => cell(t, i, true)),
+    align,
+    rows: lines.slice(2).map((l) => splitCells(l, head.length).map((t, i) => cell(t, i, false))),
+  };
+}
+
+/** marked's own cell split (GFM): on every pipe not escaped by an odd run of backslashes; `\|` is a pipe in the cell. */
+function splitCells(row: string, count?: number): string[] {
+  const cells: string[] = [];
+  let start = 0;
+  for (let i = 0; i < row.length; i++) {
+    if (row.charCodeAt(i) !== 124) continue; // |
+    let slashes = 0;
+    for (let j = i - 1; j >= 0 && row.charCodeAt(j) === 92; j--) slashes++;
+    if (slashes % 2 === 1) continue;
+    cells.push(row.slice(start, i));
+    start = i + 1;
+  }
+  cells.push(row.slice(start));
+  if (cells.length > 0 && !cells[0]!.trim()) cells.shift();
+  if (cells.length > 0 && !cells[cells.length - 1]!.trim()) cells.pop();
+  if (count !== undefined) {
+    if (cells.length > count) cells.length = count;
+    while (cells.length < count) cells.push('');
+  }
+  return cells.map((c) => c.trim().replace(/\\\|/g, '|'));
+}
+
+/** `markedTables`: every table through marked's own tokenizer (tests hold the two to the same HTML). */
+export function toHtml(markdown: string, o: { title: string; drill: boolean; charts: Chart[]; markedTables?: boolean }): string {
+  const body = marked(o.charts, !o.markedTables).parse(markdown, { async: false });
   return `${[
     '<!doctype html>',
     '<html lang="en">',
