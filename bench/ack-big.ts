@@ -9,11 +9,12 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Fleet } from '../src/inventory/fleet.ts';
 import { parseInventory } from '../src/inventory/load.ts';
 import { createSeatApp } from '../src/slack/app.ts';
 import { slashCommandBody } from '../test/helpers/slack.ts';
+import { clientSeries, pct } from './ack.ts';
+import { median } from './probe-fleet.ts';
 
 const SECRET = 'b1e2n3c4h5s6e7c8r9e0t1a2b3c4d5e6';
 const KEY = 'sk-big-0123456789';
@@ -21,7 +22,6 @@ const ALIASES = 3000;
 const ASKS = 300;
 const GAP_MS = 10;
 const ROUNDS = 3;
-const CLIENT = fileURLToPath(new URL('./ack-client.mjs', import.meta.url));
 const MODES = ['in-process', 'thread', 'process'] as const;
 type Mode = (typeof MODES)[number];
 const QUIET = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} };
@@ -59,7 +59,7 @@ ${names.map((a) => `  ${a}: { kind: chat, backend: { name: local, paid: false } 
           );
           const file = join(dir, `bodies-${round}-${mode}.json`);
           await writeFile(file, JSON.stringify(bodies));
-          const ms = await client({ url: `http://127.0.0.1:${port}/slack/events`, secret: SECRET, bodiesFile: file, warmup: 1, gapMs: GAP_MS });
+          const ms = await clientSeries({ url: `http://127.0.0.1:${port}/slack/events`, secret: SECRET, bodiesFile: file, warmup: 1, gapMs: GAP_MS });
           got[mode].push({ p50: pct(ms, 50), p99: pct(ms, 99), max: ms[ms.length - 1] ?? NaN });
           await seat.idle();
         } finally {
@@ -89,15 +89,6 @@ ${names.map((a) => `  ${a}: { kind: chat, backend: { name: local, paid: false } 
   }
 }
 
-function client(job: { url: string; secret: string; bodiesFile: string; warmup: number; gapMs: number }): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const c = spawn(process.execPath, [CLIENT], { env: { ...process.env, SEAT_ACK_BENCH: JSON.stringify(job) }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(`ack client exited ${code}`))));
-  });
-}
-
 /** The LiteLLM stand-in with every alias answering in 20 ms, and Slack's, in a child process. */
 async function peersInTheirOwnProcess(names: string[]): Promise<{ slack: string; base: string; gateway: string; close(): Promise<void> }> {
   const slackHelper = new URL('../test/helpers/slack.ts', import.meta.url).href;
@@ -117,13 +108,4 @@ async function peersInTheirOwnProcess(names: string[]): Promise<{ slack: string;
     child.once('exit', (c) => reject(new Error(`the stand-ins exited ${c}`)));
   });
   return { ...first, close: () => new Promise<void>((resolve) => (child.once('exit', () => resolve()), child.disconnect())) };
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
 }

@@ -220,7 +220,8 @@ function pcts(ms: number[]): Pcts {
   return { p50: pct(sorted, 50), p99: pct(sorted, 99) };
 }
 
-function pct(sorted: number[], p: number): number {
+/** The p-th percentile of sorted latencies (nearest rank). */
+export function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
@@ -239,6 +240,16 @@ function range(xs: number[]): string {
   if (xs.length === 0) return 'not sampled';
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   return `${Math.min(...xs)}–${Math.max(...xs)} (mean ${mean.toFixed(1)})`;
+}
+
+/** One series from a client process of its own (bench/ack-client.mjs, SEAT_ACK_BENCH): its sorted latencies after the warm-up. */
+export async function clientSeries(job: { url: string; secret: string; bodiesFile: string; warmup: number; n?: number; gapMs: number }): Promise<number[]> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./ack-client.mjs', import.meta.url))], { env: { ...process.env, SEAT_ACK_BENCH: JSON.stringify(job) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((r) => child.on('close', r));
+  if (code !== 0) throw new Error(`ack bench client exited ${code}`);
+  return JSON.parse(out) as number[];
 }
 
 /** The baseline the acks are paired with: a node:http server that reads the body and answers 200, nothing else. */

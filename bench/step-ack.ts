@@ -6,12 +6,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { Fleet } from '../src/inventory/fleet.ts';
 import { parseInventory } from '../src/inventory/load.ts';
 import { createSeatApp } from '../src/slack/app.ts';
-import { bareServer } from './ack.ts';
+import { bareServer, clientSeries, pct } from './ack.ts';
 import { startSlackApi } from '../test/helpers/slack.ts';
 import { buttonBody } from '../test/helpers/slack-incident.ts';
 
@@ -50,9 +48,9 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
   try {
     const bodiesFile = join(dir, 'bodies.json');
     await writeFile(bodiesFile, JSON.stringify(bodies));
-    const clicks = await series(`http://127.0.0.1:${port}/slack/events`, bodiesFile, 25);
+    const clicks = await clientSeries({ url: `http://127.0.0.1:${port}/slack/events`, bodiesFile, secret: SECRET, warmup: WARMUP, n: N, gapMs: 25 });
     await seat.idle();
-    const base = await series(`http://127.0.0.1:${barePort}/slack/events`, bodiesFile, 25);
+    const base = await clientSeries({ url: `http://127.0.0.1:${barePort}/slack/events`, bodiesFile, secret: SECRET, warmup: WARMUP, n: N, gapMs: 25 });
     let committed = 0;
     for (let i = 1; i <= WARMUP + N; i++) if (service.view(i)?.steps.find((s) => s.spec.id === 'sudo-compose')?.state.state === 'done') committed++;
     const updates = slack.calls.filter((c) => c.method === 'chat.update').length;
@@ -71,21 +69,4 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
     await slack.close();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function series(url: string, bodiesFile: string, gapMs: number): Promise<number[]> {
-  const client = fileURLToPath(new URL('./ack-client.mjs', import.meta.url));
-  const child = spawn(process.execPath, [client], {
-    env: { ...process.env, SEAT_ACK_BENCH: JSON.stringify({ url, bodiesFile, secret: SECRET, warmup: WARMUP, n: N, gapMs }) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const code = await new Promise<number | null>((r) => child.on('close', r));
-  if (code !== 0) throw new Error(`step bench client exited ${code}`);
-  return JSON.parse(out) as number[];
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }

@@ -16,15 +16,15 @@ interface Port {
   postMessage(m: FromThread): void;
 }
 
-/** Every running probe's reaper, for a child process whose bot went away. */
-const ownReapers = new Set<Reaper>();
+/** The probes running here: how to stop each, and its reaper (a child process whose bot went away kills their children). */
+const running = new Map<number, { stop: AbortController; own: Reaper }>();
 const port: Port = parentPort ?? processPort();
 
 function processPort(): Port {
   if (!process.send) throw new Error('probe-thread-worker runs as a worker thread or a child process with an IPC channel');
   // The bot gone (its channel closed, or a write to it failed): this process's children go with it, then this process.
   const gone = (): void => {
-    ownReapers.forEach((r) => r.killAll('SIGKILL'));
+    for (const r of running.values()) r.own.killAll('SIGKILL');
     process.exit(0);
   };
   process.on('disconnect', gone);
@@ -39,12 +39,11 @@ function processPort(): Port {
 }
 
 const fleets = new Map<number, Fleet>();
-const running = new Map<number, AbortController>();
 const post = (m: FromThread): void => port.postMessage(m);
 
 port.on('message', (m: ToThread) => {
   if (m.type === 'cancel') {
-    running.get(m.id)?.abort();
+    running.get(m.id)?.stop.abort();
     return;
   }
   void run(m);
@@ -52,9 +51,8 @@ port.on('message', (m: ToThread) => {
 
 async function run(m: ThreadRun): Promise<void> {
   const stop = new AbortController();
-  running.set(m.id, stop);
   const own = createReaper();
-  ownReapers.add(own);
+  running.set(m.id, { stop, own });
   try {
     if (m.inventory) fleets.set(m.fleetId, new Fleet(m.inventory));
     const fleet = fleets.get(m.fleetId);
@@ -90,7 +88,6 @@ async function run(m: ThreadRun): Promise<void> {
     post({ type: 'failed', id: m.id, message: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) });
   } finally {
     running.delete(m.id);
-    ownReapers.delete(own);
   }
 }
 
