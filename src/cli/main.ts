@@ -1,6 +1,5 @@
 // `seat ...` from a shell. One top-level catch decides the exit code; no stack trace reaches a person.
 import { readFileSync } from 'node:fs';
-import { createReaper } from '../probes/edge/exec.ts';
 
 /**
  * `seat --version` and `seat help` before anything else loads: the version from package.json, the
@@ -36,22 +35,24 @@ async function main(): Promise<void> {
     process.stderr.write(`seat: cannot write the report: ${err.message.split('\n')[0]}\n`);
     process.exit(3);
   });
-  // Children run in process groups of their own (ssh, nvidia-smi, ping) and do not get the terminal's
-  // Ctrl-C: the reaper kills the ones still running on the way out. (`seat bot` stops gracefully.)
-  const reaper = createReaper();
-  process.once('exit', () => reaper.killAll());
-  if (!process.argv.slice(2).includes('bot')) {
-    process.once('SIGINT', () => {
-      reaper.killAll();
-      process.exit(130);
-    });
-    process.once('SIGTERM', () => {
-      reaper.killAll();
-      process.exit(143);
-    });
-  }
   try {
     if (await quick(process.argv.slice(2))) return;
+    // Children run in process groups of their own (ssh, nvidia-smi, ping) and do not get the terminal's
+    // Ctrl-C: the reaper kills the ones still running on the way out. (`seat bot` stops gracefully.)
+    // Loaded after the quick answers, which start no child.
+    const { createReaper } = await import('../probes/edge/exec.ts');
+    const reaper = createReaper();
+    process.once('exit', () => reaper.killAll());
+    if (!process.argv.slice(2).includes('bot')) {
+      process.once('SIGINT', () => {
+        reaper.killAll();
+        process.exit(130);
+      });
+      process.once('SIGTERM', () => {
+        reaper.killAll();
+        process.exit(143);
+      });
+    }
     const { runCli } = await import('./run.ts');
     process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
   } catch (err) {
