@@ -38,6 +38,8 @@ export const realTimer: SetTimer = (fn, ms) => {
 
 /** Added to the deadline a plan needs: the run's own start and finish. */
 export const DEADLINE_BREATH_MS = 500;
+/** Measured tasks worded per turn of the event loop once every task has started. */
+const JUDGE_BATCH = 32;
 /** CPU each task may take on the one thread that starts them all, counted into the deadline. */
 export const TASK_CPU_ALLOWANCE_MS = 1;
 
@@ -117,6 +119,15 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
     opts.onEvent?.({ type: 'task', task, findings: out, done, total, timedOut: late });
   };
 
+  // Measured, not yet worded (ProbeTask.measure): judged once no task is waiting to start.
+  const unjudged: { task: ProbeTask; judge: () => Finding[] }[] = [];
+  const judge = (task: ProbeTask, judge: () => Finding[]): Finding[] => {
+    try {
+      return judge();
+    } catch (err) {
+      return crashed(task, clock, err);
+    }
+  };
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
@@ -127,7 +138,15 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
         continue;
       }
       const outcome = await runOne(task, stopAll, setTimer, clock, stoppedWhy);
-      finish(task, outcome.findings, outcome.timedOut);
+      if (!outcome.judge) finish(task, outcome.findings, outcome.timedOut);
+      else if (next < tasks.length) unjudged.push({ task, judge: outcome.judge });
+      else finish(task, judge(task, outcome.judge), false);
+    }
+    // Every task has started: word what was measured, a few at a time, so that the answers still
+    // coming in are read (and their latency taken) between batches, not after all of them.
+    while (unjudged.length > 0) {
+      for (const u of unjudged.splice(0, JUDGE_BATCH)) finish(u.task, judge(u.task, u.judge), false);
+      if (unjudged.length > 0) await new Promise<void>((r) => setImmediate(r));
     }
   };
   try {
@@ -144,7 +163,7 @@ async function runOne(
   setTimer: SetTimer,
   clock: () => Date,
   stoppedWhy: () => 'deadline' | 'stopped',
-): Promise<{ findings: Finding[]; timedOut: boolean }> {
+): Promise<{ findings: Finding[]; timedOut: boolean; judge?: () => Finding[] }> {
   // The task's signal: aborted by its own timeout or by the run's stop. One listener on the stop, not
   // AbortSignal.any, which costs more per task than the rest of starting it.
   const own = new AbortController();
@@ -160,13 +179,12 @@ async function runOne(
     };
     stopAll.addEventListener('abort', onStop, { once: true });
   });
-  const work = task.run(signal).then(
-    (findings) => ({ findings }),
+  const work: Promise<{ findings: Finding[]; judge?: () => Finding[] }> = (task.measure ? task.measure(signal).then((judge) => ({ findings: [], judge })) : task.run(signal).then((findings) => ({ findings }))).catch(
     (err: unknown) => ({ findings: crashed(task, clock, err) }),
   );
   try {
     const first = await Promise.race([work, late]);
-    if (typeof first === 'object') return { findings: first.findings, timedOut: false };
+    if (typeof first === 'object') return { ...first, timedOut: false };
     own.abort();
     if (first === 'timeout') return { findings: task.onTimeout(task.timeoutMs), timedOut: true };
     const why = stoppedWhy();

@@ -264,6 +264,14 @@ export interface ProbeTask {
   /** Resolve with its findings (a host's GPU query yields one per GPU); must stop work when `signal`
    * aborts. May reject: the runner turns that into an `unknown` finding with reason probe_crashed. */
   run(signal: AbortSignal): Promise<Finding[]>;
+  /**
+   * `run` in two halves, for the kind of task a fleet has thousands of (an alias): the measuring (all
+   * its I/O, under `signal`), then the wording of what it measured (`judge`: CPU only, findings as of
+   * when the measuring ended). The runner frees the task's slot when the measuring ends and judges
+   * once no task is waiting to start: a big fleet's requests leave before its answers are worded, and
+   * the wording fills the wait for the slow targets. `run` must equal the two in one.
+   */
+  measure?(signal: AbortSignal): Promise<() => Finding[]>;
   /** The findings to report when the task did not answer within its timeout (or was stopped). */
   onTimeout(ms: number): Finding[];
 }

@@ -284,3 +284,20 @@ test('the runner’s stop reaches every request: nothing keeps running after an 
   assert.ok(performance.now() - t0 < 1000, 'an abort ends the task at once, not at its 5 s timeout');
   assert.match(f!.detail, /stopped through the gateway/);
 });
+
+test('an alias measured in one turn and worded in a later one (a big fleet) is the same finding, observed when measured', LIMIT, async (t) => {
+  const d = await drill(t);
+  let now = Date.parse('2026-12-03T03:00:00.000Z');
+  const tasks = planGatewayTasks(d.fleet, { sites: ['ana'] }, probeEnv(d.env, { clock: () => new Date(now) }));
+  const alias = tasks.find((x) => x.probe === 'alias' && x.target === 'qwen3-embed')!;
+  assert.ok(alias.measure, 'alias tasks measure and word apart');
+  const judge = await alias.measure(new AbortController().signal);
+  const measuredAt = new Date(now).toISOString();
+  now += 2500; // worded 2.5 s later, as the runner does once the whole fleet is asked
+  const [late] = judge();
+  now -= 2500;
+  const [direct] = await alias.run(new AbortController().signal);
+  assert.equal(late!.observedAt, measuredAt);
+  assert.deepEqual({ ...late!, latencyMs: 0, data: { ...late!.data, keys: [] } }, { ...direct!, latencyMs: 0, data: { ...direct!.data, keys: [] } });
+  assert.equal(late!.status, 'down', 'the seed-000 alias: its seat crashed');
+});

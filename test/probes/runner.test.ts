@@ -139,6 +139,83 @@ test('progress events come in finishing order, not input order, each counted onc
   ]);
 });
 
+/** A task in two halves (ProbeTask.measure): measured after `ms` of virtual time, worded when judged. */
+function measuredTask(time: FakeTime, target: string, ms: number, log: string[], judge?: () => Finding[]): ProbeTask {
+  const measure = (): Promise<() => Finding[]> =>
+    new Promise((resolve) => {
+      log.push(`start ${target}`);
+      time.setTimer(() => {
+        const at = time.now;
+        resolve(
+          judge ??
+            (() => {
+              log.push(`judge ${target}`);
+              return [{ ...finding(target, 'up'), detail: `measured at ${at} ms` }];
+            }),
+        );
+      }, ms);
+    });
+  return { ...task(time, target, ms), measure, run: async () => (await measure())() };
+}
+
+test('a big fleet: every measuring task starts before any answer is worded; every answer is still reported', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const events: string[] = [];
+  const tasks = Array.from({ length: 9 }, (_, i) => measuredTask(time, `a${i}`, 10 + i, log));
+  const run = runTasks(tasks, { concurrency: 3, deadlineMs: 5000, setTimer: time.setTimer, clock, onEvent: (e) => e.type === 'task' && events.push(e.task.target) });
+  await time.advance(100);
+  const result = await run;
+  const lastStart = log.findLastIndex((l) => l.startsWith('start'));
+  const firstJudge = log.findIndex((l) => l.startsWith('judge'));
+  assert.equal(log.filter((l) => l.startsWith('start')).length, 9);
+  assert.ok(lastStart < firstJudge, `all started before any was worded: ${log.join(', ')}`);
+  assert.equal(result.findings.length, 9);
+  assert.equal(new Set(events).size, 9, 'each task reported once, as it was worded');
+  // Worded late, but the finding says when it was measured (a0 answered at 10 ms, in the first wave).
+  assert.equal(result.findings.find((f) => f.target === 'a0')?.detail, 'measured at 10 ms');
+  assert.deepEqual(result.timedOut, []);
+});
+
+test('a fleet within the concurrency: each answer is worded as it comes, nothing held back', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const events: { target: string; at: number }[] = [];
+  const run = runTasks([measuredTask(time, 'fast', 5, log), measuredTask(time, 'slow', 50, log)], {
+    concurrency: 8,
+    deadlineMs: 5000,
+    setTimer: time.setTimer,
+    clock,
+    onEvent: (e) => e.type === 'task' && events.push({ target: e.task.target, at: time.now }),
+  });
+  await time.advance(5);
+  assert.deepEqual(events, [{ target: 'fast', at: 5 }]);
+  await time.advance(45);
+  await run;
+  assert.deepEqual(events, [
+    { target: 'fast', at: 5 },
+    { target: 'slow', at: 50 },
+  ]);
+});
+
+test('a wording that throws is that task\'s probe_crashed finding; the others are worded all the same', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const tasks = [
+    measuredTask(time, 'bad', 1, log, () => {
+      throw new Error('cannot word\nthis');
+    }),
+    ...Array.from({ length: 4 }, (_, i) => measuredTask(time, `ok${i}`, 2, log)),
+  ];
+  const run = runTasks(tasks, { concurrency: 2, deadlineMs: 5000, setTimer: time.setTimer, clock });
+  await time.advance(20);
+  const result = await run;
+  const bad = result.findings.find((f) => f.target === 'bad');
+  assert.equal(bad?.reason, 'probe_crashed');
+  assert.equal(bad?.detail, 'the probe itself failed: cannot word');
+  assert.equal(result.findings.filter((f) => f.status === 'up').length, 4);
+});
+
 test('a task answering 100,000 findings costs no stack: the run and its other results survive', async () => {
   const time = new FakeTime();
   const many: ProbeTask = { ...task(time, 'many', 1), run: () => Promise.resolve(Array.from({ length: 130_000 }, () => finding('m', 'up'))) };

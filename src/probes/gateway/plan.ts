@@ -21,7 +21,13 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
   const timeoutMs = env.timeoutMs + graceFor(env.timeoutMs);
   // The last line of defence: no string in a finding carries a key's value.
   const redactor = makeRedactor(secrets);
-  const mk: Make = (f: FindingInput): Finding => makeFinding(env.clock, secrets.length > 0 ? redactStrings(f, redactor, ENUM_FIELDS) : f);
+  const redacted = (f: FindingInput): FindingInput => (secrets.length > 0 ? redactStrings(f, redactor, ENUM_FIELDS) : f);
+  const mk: Make = (f: FindingInput): Finding => makeFinding(env.clock, redacted(f));
+  /** For a finding worded later: observed when the measuring ended, not when it is worded. */
+  const mkAt =
+    (at: Date): Make =>
+    (f) =>
+      makeFinding(() => at, redacted(f));
 
   // One listing per key and one check per seat for the whole run, shared by every task that needs it.
   const listings = new Map(keys.map((k) => [k.name, shared((signal) => gw.list(k, signal), env.timeoutMs)]));
@@ -42,27 +48,33 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
     onTimeout: (ms) => [keyFinding(mk, base, { state: 'failed', key: k, outcome: timeoutOutcome(ms) }, ms)],
   }));
 
-  const aliasTasks: ProbeTask[] = [...fleet.aliases.values()].map((a) => ({
-    id: `alias:${a.name}`,
-    group: 'aliases',
-    probe: 'alias',
-    target: a.name,
-    subject: { kind: 'alias', name: a.name, inInventory: true },
-    timeoutMs,
-    run: async (runner) => {
+  const aliasTasks: ProbeTask[] = [...fleet.aliases.values()].map((a) => {
+    const measure = async (runner: AbortSignal): Promise<() => Finding[]> => {
       const { signal, clear } = withTimeout(runner, env.timeoutMs);
       try {
         const seats = Promise.all(a.seats.map((s) => seatCheck(s, signal)));
         const outcomes = await Promise.all(keys.map(async (k) => gw.exercise(a, await listing(k, signal), env.paid, signal)));
-        return [aliasFinding(mk, base, a, outcomes, await seats, env.timeoutMs)];
+        const checks = await seats;
+        const at = env.clock();
+        return () => [aliasFinding(mkAt(at), base, a, outcomes, checks, env.timeoutMs)];
       } finally {
         clear();
       }
-    },
-    onTimeout: (ms) => [
-      aliasFinding(mk, base, a, keys.map((k) => ({ kind: 'failed' as const, key: k, outcome: timeoutOutcome(ms) })), [], ms),
-    ],
-  }));
+    };
+    return {
+      id: `alias:${a.name}`,
+      group: 'aliases',
+      probe: 'alias',
+      target: a.name,
+      subject: { kind: 'alias', name: a.name, inInventory: true },
+      timeoutMs,
+      measure,
+      run: async (runner) => (await measure(runner))(),
+      onTimeout: (ms) => [
+        aliasFinding(mk, base, a, keys.map((k) => ({ kind: 'failed' as const, key: k, outcome: timeoutOutcome(ms) })), [], ms),
+      ],
+    };
+  });
 
   // Aliases a key lists that the inventory does not know: only known after the listings answer.
   const extrasTask: ProbeTask = {
