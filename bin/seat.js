@@ -2,33 +2,38 @@
 // `seat` from a checkout: the compiled CLI (npm install builds it), or — when dist/ is missing or
 // older than src/ (a pull without a rebuild) — the TypeScript itself through tsx, in a child
 // that gets this process's SIGINT/SIGTERM (a kill aimed at `seat` must not leave it running).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const compiled = join(root, 'dist/src/cli/main.js');
 
-/** The build is as new as every source: each file and folder it listed (dist/sources.json, written by
- * the build) no newer than the compiled CLI. A folder's mtime moves when a file in it is added,
- * removed or renamed, so a new source is seen without walking src/ at every start (that walk cost
- * more than the rest of `seat --version`). Without the list, the walk. */
-function fresh() {
+/** The build is as new as every source: each file and folder of src/ and drills/ no newer than the
+ * compiled CLI. A folder's mtime moves when a file in it is added, removed or renamed, so the build's
+ * own list of them (dist/sources.json, written after the compile) is enough to stat: no walk of the
+ * sources at every start (the walk cost more than the rest of `seat --version`). A list older than
+ * the compiled CLI (a build that stopped half way) or not of that shape is not trusted: then the walk. */
+async function fresh() {
   if (!existsSync(compiled)) return false;
   const built = statSync(compiled).mtimeMs;
-  const src = join(root, 'src');
-  const newer = (rel) => (statSync(join(src, rel), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) > built;
-  let listed;
+  const newer = (rel) => (statSync(join(root, rel), { throwIfNoEntry: false })?.mtimeMs ?? Infinity) > built;
+  const list = join(root, 'dist/sources.json');
+  let listed = null;
   try {
-    listed = JSON.parse(readFileSync(join(root, 'dist/sources.json'), 'utf8'));
+    if (statSync(list).mtimeMs >= built) listed = JSON.parse(readFileSync(list, 'utf8'));
   } catch {
     listed = null;
   }
-  if (Array.isArray(listed?.dirs) && Array.isArray(listed?.files)) return !listed.dirs.some(newer) && !listed.files.some(newer);
-  return !readdirSync(src, { recursive: true }).some((f) => newer(String(f)));
+  const strings = (xs) => Array.isArray(xs) && xs.every((x) => typeof x === 'string');
+  if (!(strings(listed?.dirs) && strings(listed?.files) && listed.dirs.includes('src'))) {
+    const { listSources } = await import('../scripts/list-sources.mjs');
+    listed = listSources(root);
+  }
+  return !listed.dirs.some(newer) && !listed.files.some(newer);
 }
 
-if (fresh()) {
+if (await fresh()) {
   await import(compiled);
 } else {
   const { spawn } = await import('node:child_process');

@@ -12,5 +12,6 @@ for (const part of ['bin', 'gpus', 'fleet.yaml']) {
 const { USAGE } = await import(new URL('../dist/src/commands/parse.js', import.meta.url).href);
 writeFileSync(new URL('../dist/usage.txt', import.meta.url), `${USAGE}\n`);
 
-// What bin/seat.js stats to tell a stale build without walking src/ (./list-sources.mjs).
-writeFileSync(new URL('../dist/sources.json', import.meta.url), `${JSON.stringify(listSources(fileURLToPath(new URL('../src', import.meta.url))))}\n`);
+// What bin/seat.js stats to tell a stale build without walking the sources (./list-sources.mjs). Written
+// last: a list older than the compiled CLI (a build that stopped half way) is not trusted.
+writeFileSync(new URL('../dist/sources.json', import.meta.url), `${JSON.stringify(listSources(fileURLToPath(new URL('..', import.meta.url))))}\n`);

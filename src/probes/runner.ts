@@ -38,8 +38,10 @@ export const realTimer: SetTimer = (fn, ms) => {
 
 /** Added to the deadline a plan needs: the run's own start and finish. */
 export const DEADLINE_BREATH_MS = 500;
-/** Measured tasks worded per turn of the event loop once every task has started. */
+/** Measured tasks worded per turn of the event loop. */
 const JUDGE_BATCH = 32;
+/** The longest a measured task waits to be worded while other tasks still wait to start. */
+export const JUDGE_WAIT_MS = 2000;
 /** CPU each task may take on the one thread that starts them all, counted into the deadline. */
 export const TASK_CPU_ALLOWANCE_MS = 1;
 
@@ -119,19 +121,45 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
     opts.onEvent?.({ type: 'task', task, findings: out, done, total, timedOut: late });
   };
 
-  // Measured, not yet worded (ProbeTask.measure): judged once no task is waiting to start.
+  // Measured, not yet worded (ProbeTask.measure): worded once the last task has started, or when the
+  // oldest has waited JUDGE_WAIT_MS (progress never stalls longer, however many waves a dark site takes).
   const unjudged: { task: ProbeTask; judge: () => Finding[] }[] = [];
-  const judge = (task: ProbeTask, judge: () => Finding[]): Finding[] => {
+  const word = (task: ProbeTask, judge: () => Finding[]): Finding[] => {
     try {
       return judge();
     } catch (err) {
       return crashed(task, clock, err);
     }
   };
+  let judging: Promise<void> | null = null;
+  const judgeTimer: { cancel: (() => void) | null } = { cancel: null };
+  /** Words every queued measurement, JUDGE_BATCH a turn, so the answers still coming in are read (and
+   * their latency taken) between batches. One loop at a time; a call while it runs joins it. */
+  const judgeQueued = (): Promise<void> =>
+    (judging ??= (async () => {
+      // Always a turn of the loop first: what the caller just started (a request) leaves before the
+      // wording, and `judging` is set before this clears it.
+      do {
+        await new Promise<void>((r) => setImmediate(r));
+        for (const u of unjudged.splice(0, JUDGE_BATCH)) finish(u.task, word(u.task, u.judge), false);
+      } while (unjudged.length > 0);
+      judging = null;
+    })());
+  // A failure in finish() surfaces from the run's own final judgeQueued(), which returns the same promise.
+  const judgeSoon = (): void => void judgeQueued().catch(() => {});
+  const queue = (task: ProbeTask, judge: () => Finding[]): void => {
+    unjudged.push({ task, judge });
+    judgeTimer.cancel ??= setTimer(() => {
+      judgeTimer.cancel = null;
+      judgeSoon();
+    }, JUDGE_WAIT_MS);
+  };
+
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
       const task = tasks[next++]!;
+      if (next === tasks.length) judgeSoon();
       if (stopAll.aborted) {
         const why = stoppedWhy();
         finish(task, relabel(task, clock, why === 'stopped' ? 'stopped' : 'not_started', why === 'stopped' ? 'not probed: the run was stopped' : `not probed: the overall deadline of ${opts.deadlineMs} ms ran out first`), true);
@@ -139,20 +167,16 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
       }
       const outcome = await runOne(task, stopAll, setTimer, clock, stoppedWhy);
       if (!outcome.judge) finish(task, outcome.findings, outcome.timedOut);
-      else if (next < tasks.length) unjudged.push({ task, judge: outcome.judge });
-      else finish(task, judge(task, outcome.judge), false);
-    }
-    // Every task has started: word what was measured, a few at a time, so that the answers still
-    // coming in are read (and their latency taken) between batches, not after all of them.
-    while (unjudged.length > 0) {
-      for (const u of unjudged.splice(0, JUDGE_BATCH)) finish(u.task, judge(u.task, u.judge), false);
-      if (unjudged.length > 0) await new Promise<void>((r) => setImmediate(r));
+      else if (next < tasks.length) queue(task, outcome.judge);
+      else finish(task, word(task, outcome.judge), false);
     }
   };
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, total)) }, worker));
+    await judgeQueued();
   } finally {
     cancelDeadline();
+    judgeTimer.cancel?.();
   }
   return { findings, timedOut };
 }

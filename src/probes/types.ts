@@ -266,10 +266,13 @@ export interface ProbeTask {
   run(signal: AbortSignal): Promise<Finding[]>;
   /**
    * `run` in two halves, for the kind of task a fleet has thousands of (an alias): the measuring (all
-   * its I/O, under `signal`), then the wording of what it measured (`judge`: CPU only, findings as of
-   * when the measuring ended). The runner frees the task's slot when the measuring ends and judges
-   * once no task is waiting to start: a big fleet's requests leave before its answers are worded, and
-   * the wording fills the wait for the slow targets. `run` must equal the two in one.
+   * its I/O, under `signal`), then the wording of what it measured (the function it resolves with: CPU
+   * only, findings as of when the measuring ended). The runner frees the task's slot when the
+   * measuring ends; while other tasks still wait to start it words later — once the last task has
+   * started, or when the oldest has waited JUDGE_WAIT_MS (runner.ts) — so a big fleet's requests leave
+   * before its answers are worded and the wording fills the wait for the slow targets. The wording may
+   * then come after the task's timeout or the run's stop: it only words what was measured in time.
+   * `run` must equal the two in one.
    */
   measure?(signal: AbortSignal): Promise<() => Finding[]>;
   /** The findings to report when the task did not answer within its timeout (or was stopped). */

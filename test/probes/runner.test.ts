@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { makeFinding, measured } from '../../src/probes/finding.ts';
-import { DEADLINE_BREATH_MS, planDeadline, runTasks, startOrder, type RunEvent } from '../../src/probes/runner.ts';
+import { DEADLINE_BREATH_MS, JUDGE_WAIT_MS, planDeadline, runTasks, startOrder, type RunEvent } from '../../src/probes/runner.ts';
 import type { Finding, ProbeTask } from '../../src/probes/types.ts';
 import { FakeTime } from '../helpers/clock.ts';
 
@@ -161,9 +161,9 @@ function measuredTask(time: FakeTime, target: string, ms: number, log: string[],
 test('a big fleet: every measuring task starts before any answer is worded; every answer is still reported', async () => {
   const time = new FakeTime();
   const log: string[] = [];
-  const events: string[] = [];
+  const events: { target: string; done: number }[] = [];
   const tasks = Array.from({ length: 9 }, (_, i) => measuredTask(time, `a${i}`, 10 + i, log));
-  const run = runTasks(tasks, { concurrency: 3, deadlineMs: 5000, setTimer: time.setTimer, clock, onEvent: (e) => e.type === 'task' && events.push(e.task.target) });
+  const run = runTasks(tasks, { concurrency: 3, deadlineMs: 5000, setTimer: time.setTimer, clock, onEvent: (e) => e.type === 'task' && events.push({ target: e.task.target, done: e.done }) });
   await time.advance(100);
   const result = await run;
   const lastStart = log.findLastIndex((l) => l.startsWith('start'));
@@ -171,10 +171,76 @@ test('a big fleet: every measuring task starts before any answer is worded; ever
   assert.equal(log.filter((l) => l.startsWith('start')).length, 9);
   assert.ok(lastStart < firstJudge, `all started before any was worded: ${log.join(', ')}`);
   assert.equal(result.findings.length, 9);
-  assert.equal(new Set(events).size, 9, 'each task reported once, as it was worded');
+  assert.equal(events.length, 9, 'each task reported once, as it was worded');
+  assert.equal(new Set(events.map((e) => e.target)).size, 9);
+  assert.deepEqual(events.map((e) => e.done), [1, 2, 3, 4, 5, 6, 7, 8, 9]);
   // Worded late, but the finding says when it was measured (a0 answered at 10 ms, in the first wave).
   assert.equal(result.findings.find((f) => f.target === 'a0')?.detail, 'measured at 10 ms');
   assert.deepEqual(result.timedOut, []);
+});
+
+test('hundreds measured and queued are all worded, a batch a turn, each once', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const tasks = Array.from({ length: 300 }, (_, i) => measuredTask(time, `a${i}`, 1 + (i % 7), log));
+  const run = runTasks(tasks, { concurrency: 10, deadlineMs: 60_000, setTimer: time.setTimer, clock });
+  await time.advance(1000);
+  const result = await run;
+  assert.equal(result.findings.length, 300);
+  assert.equal(new Set(result.findings.map((f) => f.target)).size, 300);
+  assert.equal(log.filter((l) => l.startsWith('judge')).length, 300, 'each worded once');
+  assert.equal(time.pending, 0, 'no timer left behind');
+});
+
+test('answers measured at once (no waiting at all) are every one worded before the run returns', async () => {
+  const judged: string[] = [];
+  const instant = (target: string): ProbeTask => {
+    const measure = (): Promise<() => Finding[]> =>
+      Promise.resolve(() => {
+        judged.push(target);
+        return [finding(target, 'up')];
+      });
+    return { ...task(new FakeTime(), target, 1), measure, run: async () => (await measure())() };
+  };
+  const result = await runTasks(Array.from({ length: 500 }, (_, i) => instant(`i${i}`)), { concurrency: 8, deadlineMs: 60_000, clock });
+  assert.equal(result.findings.length, 500);
+  assert.equal(judged.length, 500);
+});
+
+test('while slow targets hold the slots, what was measured is worded within JUDGE_WAIT_MS, not after them', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const events: { target: string; at: number }[] = [];
+  // Two slots: `quick` is measured at 1 ms, then two hanging targets hold both slots for 10 s while `later` waits to start.
+  const tasks = [task(time, 'hangs1', null, 10_000), measuredTask(time, 'quick', 1, log), task(time, 'hangs2', null, 10_000), measuredTask(time, 'later', 1, log)];
+  const run = runTasks(tasks, { concurrency: 2, deadlineMs: 60_000, setTimer: time.setTimer, clock, onEvent: (e) => e.type === 'task' && events.push({ target: e.task.target, at: time.now }) });
+  await time.advance(JUDGE_WAIT_MS);
+  assert.deepEqual(events, [], 'held while tasks wait to start');
+  await time.advance(1);
+  assert.deepEqual(events, [{ target: 'quick', at: 1 + JUDGE_WAIT_MS }], 'worded at its wait, though `later` has not started');
+  await time.advance(10_000);
+  const result = await run;
+  assert.equal(result.findings.find((f) => f.target === 'quick')?.status, 'up');
+  assert.equal(result.findings.find((f) => f.target === 'later')?.status, 'up');
+});
+
+test('a run stopped while answers wait to be worded still reports them as measured; the unstarted as stopped', async () => {
+  const time = new FakeTime();
+  const log: string[] = [];
+  const ctl = new AbortController();
+  const tasks = [task(time, 'hangs', null, 10_000), measuredTask(time, 'm0', 1, log), measuredTask(time, 'm1', 1, log), task(time, 'hangs2', null, 10_000), measuredTask(time, 'never', 1, log)];
+  const run = runTasks(tasks, { concurrency: 2, deadlineMs: 60_000, setTimer: time.setTimer, clock, signal: ctl.signal });
+  await time.advance(5);
+  assert.deepEqual(log.filter((l) => l.startsWith('judge')), [], 'm0 and m1 measured, not yet worded');
+  ctl.abort();
+  await time.advance(1);
+  const result = await run;
+  const by = Object.fromEntries(result.findings.map((f) => [f.target, f]));
+  assert.equal(by.m0?.status, 'up');
+  assert.equal(by.m1?.status, 'up');
+  assert.equal(by.never?.reason, 'stopped');
+  assert.equal(by.hangs?.reason, 'stopped');
+  assert.deepEqual(new Set(result.timedOut), new Set(['hangs', 'hangs2', 'never']), 'the measured ones did not time out');
 });
 
 test('a fleet within the concurrency: each answer is worded as it comes, nothing held back', async () => {
