@@ -1,6 +1,5 @@
 // Runs every probe task at once (bounded), each under its own timeout, all under one deadline,
 // and streams findings as tasks finish. A hanging target costs its timeout, never more.
-import { setMaxListeners } from 'node:events';
 import { inferred, renderProvenance } from './finding.ts';
 import type { Finding, InferredWhy, ProbeTask, Reason } from './types.ts';
 
@@ -109,8 +108,12 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   const deadline = new AbortController();
   const cancelDeadline = setTimer(() => deadline.abort(), opts.deadlineMs);
   const stopAll = opts.signal ? AbortSignal.any([deadline.signal, opts.signal]) : deadline.signal;
-  // Every running task listens on it; dozens at once is the point, not a leak.
-  setMaxListeners(0, stopAll);
+  // The running tasks' stops: one listener on the run's stop for all of them, not one each (adding and
+  // removing a listener on an AbortSignal costs more per task than a set).
+  const running = new Set<() => void>();
+  stopAll.addEventListener('abort', () => {
+    for (const stop of [...running]) stop();
+  }, { once: true });
   const stoppedWhy = (): 'deadline' | 'stopped' => (opts.signal?.aborted ? 'stopped' : 'deadline');
 
   const finish = (task: ProbeTask, out: Finding[], late: boolean): void => {
@@ -165,7 +168,7 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
         finish(task, relabel(task, clock, why === 'stopped' ? 'stopped' : 'not_started', why === 'stopped' ? 'not probed: the run was stopped' : `not probed: the overall deadline of ${opts.deadlineMs} ms ran out first`), true);
         continue;
       }
-      const outcome = await runOne(task, stopAll, setTimer, clock, stoppedWhy);
+      const outcome = await runOne(task, stopAll, running, setTimer, clock, stoppedWhy);
       if (!outcome.judge) finish(task, outcome.findings, outcome.timedOut);
       else if (next < tasks.length) queue(task, outcome.judge);
       else finish(task, word(task, outcome.judge), false);
@@ -184,11 +187,12 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
 async function runOne(
   task: ProbeTask,
   stopAll: AbortSignal,
+  running: Set<() => void>,
   setTimer: SetTimer,
   clock: () => Date,
   stoppedWhy: () => 'deadline' | 'stopped',
 ): Promise<{ findings: Finding[]; timedOut: boolean; judge?: () => Finding[] }> {
-  // The task's signal: aborted by its own timeout or by the run's stop. One listener on the stop, not
+  // The task's signal: aborted by its own timeout or by the run's stop (through `running`), not
   // AbortSignal.any, which costs more per task than the rest of starting it.
   const own = new AbortController();
   const signal = own.signal;
@@ -201,7 +205,7 @@ async function runOne(
       resolve('deadline');
       own.abort(stopAll.reason);
     };
-    stopAll.addEventListener('abort', onStop, { once: true });
+    running.add(onStop);
   });
   const work: Promise<{ findings: Finding[]; judge?: () => Finding[] }> = (task.measure ? task.measure(signal).then((judge) => ({ findings: [], judge })) : task.run(signal).then((findings) => ({ findings }))).catch(
     (err: unknown) => ({ findings: crashed(task, clock, err) }),
@@ -215,7 +219,7 @@ async function runOne(
     return { findings: relabel(task, clock, why, why === 'stopped' ? 'no answer before the run was stopped' : 'no answer before the overall deadline (stopped)'), timedOut: true };
   } finally {
     cancelTimer();
-    stopAll.removeEventListener('abort', onStop);
+    running.delete(onStop);
   }
 }
 

@@ -5,6 +5,8 @@
 export interface ChunkSource {
   read(): Promise<Uint8Array | null>;
   cancel(): void | Promise<void>;
+  /** The same reading in one go, where the source can (edge/transport.ts): used when there is no sink. */
+  readAll?(max: number): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }>;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function readCapped(
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (!body) return { bytes: new Uint8Array(0), total, over: false };
+  if (!sink && !('getReader' in body) && body.readAll) return body.readAll(max);
   const source = 'getReader' in body ? streamSource(body) : body;
   const cancel = async (): Promise<void> => {
     try {

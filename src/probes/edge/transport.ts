@@ -25,6 +25,20 @@ export interface HttpAnswer {
   read(): Promise<Uint8Array | null>;
   /** Stops reading: the connection is dropped, never handed back to the pool. */
   cancel(): void;
+  /**
+   * The rest of the body in one go, as readCapped (./capped.ts) would read it piece by piece: past
+   * `max` bytes it stops and drops the connection; a break mid-answer is `broke`. Optional: one
+   * promise per answer instead of one per piece, for the thousands of small answers of a probe run.
+   */
+  readAll?(max: number): Promise<BodyRead>;
+}
+
+/** A body read under a cap: at most `max` bytes kept; `total` counts every byte received. */
+export interface BodyRead {
+  bytes: Uint8Array;
+  total: number;
+  over: boolean;
+  broke?: unknown;
 }
 
 /** Sends one request; resolves when the status line is in, rejects (with the system's error and its
@@ -42,48 +56,54 @@ export interface PoolOptions {
   maxSockets?: number;
 }
 
+/** A URL as request() takes it, parsed once per run. */
+interface Target {
+  https: boolean;
+  origin: string;
+  protocol: string;
+  hostname: string;
+  port: string | undefined;
+  path: string;
+}
+
 /** One keep-alive pool per origin (scheme, host and port). Idle sockets do not keep the process alive. */
 export function createHttpPool(opts: PoolOptions = {}): HttpPool {
   const maxSockets = Math.max(1, opts.maxSockets ?? 128);
   const agents = new Map<string, Agent>();
   let https: Promise<typeof import('node:https')> | null = null;
-  const agentFor = async (u: URL): Promise<{ agent: Agent; send: typeof request }> => {
-    const origin = `${u.protocol}//${u.host}`;
+  const agentOf = (origin: string, make: () => Agent): Agent => {
     let agent = agents.get(origin);
-    if (u.protocol === 'https:') {
-      // Loaded on first use: TLS costs start-up time that an all-http fleet should not pay.
-      const mod = await (https ??= import('node:https'));
-      if (!agent) agents.set(origin, (agent = new mod.Agent({ keepAlive: true, maxSockets, scheduling: 'lifo' })));
-      return { agent, send: mod.request };
-    }
-    if (!agent) agents.set(origin, (agent = new Agent({ keepAlive: true, maxSockets, scheduling: 'lifo' })));
-    return { agent, send: request };
+    if (!agent) agents.set(origin, (agent = make()));
+    return agent;
   };
-  // A run asks a handful of URLs thousands of times: each is parsed once.
-  const parsed = new Map<string, URL>();
-  const parse = (url: string): URL => {
-    let u = parsed.get(url);
-    if (!u) {
-      u = new URL(url);
-      if (parsed.size >= 4096) parsed.clear();
-      parsed.set(url, u);
+  // A run asks a handful of URLs thousands of times: each is parsed once, into what request() takes.
+  const targets = new Map<string, Target>();
+  const targetOf = (url: string): Target => {
+    let t = targets.get(url);
+    if (!t) {
+      const u = new URL(url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw Object.assign(new Error(`not an http(s) URL: ${u.protocol}`), { code: 'ERR_INVALID_URL_SCHEME' });
+      t = { https: u.protocol === 'https:', origin: `${u.protocol}//${u.host}`, protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || undefined, path: `${u.pathname}${u.search}` };
+      if (targets.size >= 4096) targets.clear();
+      targets.set(url, t);
     }
-    return u;
+    return t;
   };
   const transport: HttpTransport = async (url, call) => {
-    const u = parse(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw Object.assign(new Error(`not an http(s) URL: ${u.protocol}`), { code: 'ERR_INVALID_URL_SCHEME' });
-    const { agent, send } = await agentFor(u);
+    const t = targetOf(url);
+    let agent: Agent;
+    let send: typeof request;
+    if (t.https) {
+      // Loaded on first use: TLS costs start-up time that an all-http fleet should not pay.
+      const mod = await (https ??= import('node:https'));
+      agent = agentOf(t.origin, () => new mod.Agent({ keepAlive: true, maxSockets, scheduling: 'lifo' }));
+      send = mod.request;
+    } else {
+      agent = agentOf(t.origin, () => new Agent({ keepAlive: true, maxSockets, scheduling: 'lifo' }));
+      send = request;
+    }
     call.signal.throwIfAborted();
-    const req = send({
-      protocol: u.protocol,
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port || undefined,
-      path: `${u.pathname}${u.search}`,
-      method: call.method,
-      headers: call.headers,
-      agent,
-    });
+    const req = send({ protocol: t.protocol, hostname: t.hostname, port: t.port, path: t.path, method: call.method, headers: call.headers, agent });
     // Our own listener rather than request({ signal }), whose stream plumbing costs more per request
     // than the rest of sending it; removed when the exchange is over (the response read or dropped).
     const signal = call.signal;
@@ -119,24 +139,44 @@ function answerOf(req: ClientRequest, body: string | undefined): Promise<HttpAns
   });
 }
 
-/** A pull reader over a response: at most a few chunks are buffered before the socket is paused. */
+/** A pull reader over a response: at most a few chunks are buffered before the socket is paused. Or,
+ * with readAll, the whole rest of the body gathered under a cap in one promise. */
 function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
   const chunks: Buffer[] = [];
   let ended = false;
   let failed: unknown = null;
   let wake: (() => void) | null = null;
+  /** Set by readAll: chunks go here, and it answers at the end, past the cap or at a break. */
+  let gather: { max: number; total: number; kept: Buffer[]; done(r: BodyRead): void } | null = null;
   const poke = (): void => {
     const w = wake;
     wake = null;
     w?.();
   };
+  const take = (c: Buffer): void => {
+    const g = gather!;
+    const before = g.total;
+    g.total += c.byteLength;
+    if (g.total <= g.max) {
+      g.kept.push(c);
+      return;
+    }
+    const room = g.max - before;
+    if (room > 0) g.kept.push(c.subarray(0, room));
+    chunks.length = 0;
+    res.destroy();
+    req.destroy();
+    g.done({ bytes: joined(g.kept, g.max), total: g.total, over: true });
+  };
   res.on('data', (c: Buffer) => {
+    if (gather) return take(c);
     chunks.push(c);
     if (chunks.length >= 4) res.pause();
     poke();
   });
   res.on('end', () => {
     ended = true;
+    if (gather) gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false });
     poke();
   });
   res.on('error', (err) => {
@@ -146,6 +186,7 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
   res.on('close', () => {
     // Closed before its end: the connection broke (or was cancelled) mid-answer.
     if (!ended) failed ??= Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    if (gather && !ended) gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false, broke: failed });
     poke();
   });
   return {
@@ -166,12 +207,37 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
         await new Promise<void>((r) => (wake = r));
       }
     },
+    readAll: (max) =>
+      new Promise<BodyRead>((resolve) => {
+        let answered = false;
+        gather = {
+          max,
+          total: 0,
+          kept: [],
+          done: (r) => {
+            if (answered) return;
+            answered = true;
+            resolve(r);
+          },
+        };
+        for (const c of chunks.splice(0)) if (!answered) take(c);
+        if (answered) return;
+        if (ended) return gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false });
+        if (failed !== null) return gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false, broke: failed });
+        if (res.isPaused()) res.resume();
+      }),
     cancel: () => {
       chunks.length = 0;
       res.destroy();
       req.destroy();
     },
   };
+}
+
+/** The pieces as one array of at most `size` bytes (the one piece itself when it is all). */
+function joined(parts: Buffer[], size: number): Uint8Array {
+  if (parts.length === 1 && parts[0]!.byteLength === size) return parts[0]!;
+  return Buffer.concat(parts, Math.min(size, parts.reduce((n, c) => n + c.byteLength, 0)));
 }
 
 /** Any fetch as a transport: redirects left to the caller ('manual'), the body read as a stream. */

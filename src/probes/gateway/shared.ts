@@ -4,21 +4,31 @@ import { withTimeout } from '../edge/timeout.ts';
 /** A promise shared by every caller in a run, started on first use, with its own timeout; its work is
  * aborted only when every caller still waiting on it has given up. A caller that gives up gets null. */
 export function shared<T>(start: (signal: AbortSignal) => Promise<T>, timeoutMs: number): (signal: AbortSignal) => Promise<T | null> {
-  let current: { promise: Promise<T>; ctl: AbortController; waiting: number; settled: boolean } | null = null;
+  type Entry = { promise: Promise<T>; ctl: AbortController; waiting: number; settled: boolean; outcome?: { value: T } | { error: Error } };
+  let current: Entry | null = null;
   return (signal) => {
     if (signal.aborted) return Promise.resolve(null);
     if (!current || (current.ctl.signal.aborted && !current.settled)) {
       const ctl = new AbortController();
       const { signal: own, clear } = withTimeout(ctl.signal, timeoutMs);
-      const entry = { promise: start(own), ctl, waiting: 0, settled: false };
-      const settle = (): void => {
-        entry.settled = true;
-        clear();
-      };
-      entry.promise.then(settle, settle);
+      const entry: Entry = { promise: start(own), ctl, waiting: 0, settled: false };
+      entry.promise.then(
+        (value) => {
+          entry.outcome = { value };
+          entry.settled = true;
+          clear();
+        },
+        (err: unknown) => {
+          entry.outcome = { error: err instanceof Error ? err : new Error(String(err)) };
+          entry.settled = true;
+          clear();
+        },
+      );
       current = entry;
     }
     const mine = current;
+    // Already answered (a key's listing, by the time thousands of aliases ask for it): nothing to wait on.
+    if (mine.outcome) return 'value' in mine.outcome ? Promise.resolve(mine.outcome.value) : Promise.reject(mine.outcome.error);
     mine.waiting += 1;
     return new Promise<T | null>((resolve, reject) => {
       let done = false;

@@ -236,3 +236,41 @@ test('never throws: a transport that throws anything, or a body that breaks', as
   assert.equal(b.outcome.httpStatus, 200);
   assert.equal(b.outcome.ok, false);
 });
+
+test('a connection that breaks mid-answer through the real pool: reset, with what came before the break', async () => {
+  const lb = await loopback((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+    res.write('{"choices": [', () => setTimeout(() => res.socket?.destroy(), 20));
+  });
+  const pool = createHttpPool();
+  after(() => pool.close());
+  const r = await httpRequest(`${lb.url}/v1/chat/completions`, { method: 'POST', body: '{}' }, opts({ transport: pool.transport }));
+  assert.equal(r.outcome.code, 'reset');
+  assert.equal(r.outcome.ok, false);
+  assert.equal(r.outcome.httpStatus, 200);
+  assert.equal(r.outcome.bytes, 13);
+  assert.equal(r.text, '{"choices": [');
+  assert.equal(r.outcome.error, 'answer cut off: connection broke mid-answer');
+});
+
+test('an answer in many pieces through the real pool is read whole, and one just over the cap is cut at it', async () => {
+  const body = JSON.stringify({ data: Array.from({ length: 2000 }, (_, i) => ({ id: `m${i}` })) });
+  const lb = await loopback((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    let at = 0;
+    const next = (): void => {
+      if (at >= body.length) return void res.end();
+      res.write(body.slice(at, (at += 1000)), () => setImmediate(next));
+    };
+    next();
+  });
+  const pool = createHttpPool();
+  after(() => pool.close());
+  const whole = await httpRequest(lb.url, {}, opts({ transport: pool.transport }));
+  assert.equal(whole.outcome.code, 'ok');
+  assert.equal(whole.text, body);
+  assert.equal((whole.json as { data: unknown[] }).data.length, 2000);
+  const cut = await httpRequest(lb.url, {}, opts({ transport: pool.transport, maxBytes: body.length - 1 }));
+  assert.equal(cut.outcome.code, 'too_large');
+  assert.equal(cut.text, body.slice(0, body.length - 1));
+});
