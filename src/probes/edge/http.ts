@@ -9,7 +9,7 @@
 import { readCapped } from './capped.ts';
 import { clean, cut, fmtInt, redact } from './text.ts';
 import { isTimeout, realTimer, withTimeout, type SetTimer } from './timeout.ts';
-import { createHttpPool, type HttpAnswer, type HttpPool, type HttpTransport } from './transport.ts';
+import { createHttpPool, type HttpAnswer, type HttpCall, type HttpPool, type HttpTransport } from './transport.ts';
 
 export type HttpCode = 'ok' | 'http_status' | 'timeout' | 'refused' | 'reset' | 'unreachable' | 'dns' | 'redirect' | 'too_large' | 'bad_answer' | 'stopped' | 'error';
 
@@ -99,11 +99,13 @@ export async function httpRequest(url: string, init: HttpInit, opts: HttpOptions
   const abortWords = (): string => (isTimeout(signal) ? `no answer within ${opts.timeoutMs} ms` : 'stopped before an answer');
   const method = init.method ?? 'GET';
   const transport = opts.transport ?? defaultTransport();
+  const call: HttpCall = { method, headers: init.headers ?? NO_HEADERS, signal };
+  if (init.body !== undefined) call.body = init.body;
   try {
     let res: HttpAnswer | undefined;
     for (let attempt = 0; !res; attempt++) {
       try {
-        res = await transport(url, { method, headers: init.headers ?? NO_HEADERS, ...(init.body !== undefined ? { body: init.body } : {}), signal });
+        res = await transport(url, call);
       } catch (err) {
         if (signal.aborted) return fail(aborted(), abortWords());
         const raw = rawCode(err);

@@ -43,6 +43,11 @@ export type KeyOutcome =
   | { kind: 'failed'; key: Key; outcome: HttpOutcome };
 
 export class Gateway {
+  private readonly chatUrl: string;
+  private readonly embeddingsUrl: string;
+  /** Per key: the same headers for every alias (node:http copies them; nothing writes to them). */
+  private readonly headers = new Map<string, Record<string, string>>();
+
   constructor(
     readonly base: string,
     private readonly env: ProbeEnv,
@@ -52,7 +57,16 @@ export class Gateway {
     /** Every signal passed in already ends by env.timeoutMs with a TimeoutError (the plan's tasks and
      * shared measurements time themselves): the requests set no timer of their own. */
     private readonly timedSignals = false,
-  ) {}
+  ) {
+    this.chatUrl = `${base}/v1/chat/completions`;
+    this.embeddingsUrl = `${base}/v1/embeddings`;
+  }
+
+  private postHeaders(key: Key): Record<string, string> {
+    let h = this.headers.get(key.name);
+    if (!h) this.headers.set(key.name, (h = { authorization: `Bearer ${key.secret ?? ''}`, 'content-type': 'application/json' }));
+    return h;
+  }
 
   request(url: string, init: HttpInit, signal: AbortSignal, sink?: { maxBytes: number; write(chunk: Uint8Array): void }): Promise<{ outcome: HttpOutcome; json: unknown }> {
     return httpRequest(url, init, {
@@ -99,12 +113,11 @@ export class Gateway {
     if (!listing.models.has(a.name)) return intended ? { kind: 'not-registered', key } : { kind: 'not-intended', key };
     if (a.paid && !paid) return { kind: 'listed-only', key };
     const chat = a.alias.kind === 'chat';
-    const body = chat ? { model: a.name, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 } : { model: a.name, input: 'ping' };
-    const r = await this.request(
-      `${this.base}/v1/${chat ? 'chat/completions' : 'embeddings'}`,
-      { method: 'POST', headers: { authorization: `Bearer ${key.secret ?? ''}`, 'content-type': 'application/json' }, body: JSON.stringify(body) },
-      signal,
-    );
+    // The same bytes as JSON.stringify({ model, messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 })
+    // (or { model, input: 'ping' }): thousands of aliases ask, only the name differs.
+    const model = JSON.stringify(a.name);
+    const body = chat ? `{"model":${model},"messages":[{"role":"user","content":"ping"}],"max_tokens":1}` : `{"model":${model},"input":"ping"}`;
+    const r = await this.request(chat ? this.chatUrl : this.embeddingsUrl, { method: 'POST', headers: this.postHeaders(key), body }, signal);
     if (!r.outcome.ok) return { kind: 'failed', key, outcome: r.outcome };
     const answer = r.json as { choices?: unknown; data?: unknown } | undefined;
     if (!Array.isArray(chat ? answer?.choices : answer?.data)) {
