@@ -111,9 +111,12 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   // The running tasks' stops: one listener on the run's stop for all of them, not one each (adding and
   // removing a listener on an AbortSignal costs more per task than a set).
   const running = new Set<() => void>();
-  stopAll.addEventListener('abort', () => {
+  const stopRunning = (): void => {
     for (const stop of [...running]) stop();
-  }, { once: true });
+  };
+  // Removed when the run ends: Node keeps a composite signal (AbortSignal.any) alive while it has a
+  // listener, and this one would hold the whole run.
+  stopAll.addEventListener('abort', stopRunning, { once: true });
   const stoppedWhy = (): 'deadline' | 'stopped' => (opts.signal?.aborted ? 'stopped' : 'deadline');
 
   const finish = (task: ProbeTask, out: Finding[], late: boolean): void => {
@@ -180,6 +183,7 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   } finally {
     cancelDeadline();
     judgeTimer.cancel?.();
+    stopAll.removeEventListener('abort', stopRunning);
   }
   return { findings, timedOut };
 }

@@ -1,5 +1,7 @@
 // The runner under virtual time: every timeout, deadline and answer is a timer the test fires.
 import { test } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import assert from 'node:assert/strict';
 import { makeFinding, measured } from '../../src/probes/finding.ts';
 import { DEADLINE_BREATH_MS, JUDGE_WAIT_MS, planDeadline, runTasks, startOrder, type RunEvent } from '../../src/probes/runner.ts';
@@ -349,4 +351,26 @@ test('start order: the vital and the awaited first, then one from each site and 
   // A slow risk (it cost its timeout last time) starts right after the vital ones, its clock first.
   const risky = startOrder(tasks, (x) => site.get(x.id) ?? '', (x) => x.id === 'alias:fv3').map((x) => x.id);
   assert.deepEqual(risky.slice(0, 4), ['gateway:admin', 'power:ups:fv', 'power:bmc:ana', 'alias:fv3']);
+});
+
+test('a finished run holds nothing: its tasks and findings can be collected while the caller keeps its signal (the bot\'s long life)', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const caller = new AbortController(); // the bot's stop, alive as long as the bot
+  let tasksRef: WeakRef<ProbeTask[]> | undefined;
+  await (async () => {
+    const time = new FakeTime();
+    const log: string[] = [];
+    const tasks = Array.from({ length: 5 }, (_, i) => measuredTask(time, `a${i}`, 1, log));
+    tasksRef = new WeakRef(tasks);
+    const run = runTasks(tasks, { concurrency: 2, deadlineMs: 5000, setTimer: time.setTimer, clock, signal: caller.signal });
+    await time.advance(10);
+    await run;
+  })();
+  for (let i = 0; i < 5 && tasksRef!.deref() !== undefined; i++) {
+    await new Promise((r) => setImmediate(r));
+    gc();
+  }
+  assert.equal(tasksRef!.deref(), undefined, 'the run is still reachable after it ended');
+  assert.equal(caller.signal.aborted, false);
 });

@@ -64,7 +64,7 @@ export class Gateway {
 
   private postHeaders(key: Key): Record<string, string> {
     let h = this.headers.get(key.name);
-    if (!h) this.headers.set(key.name, (h = { authorization: `Bearer ${key.secret ?? ''}`, 'content-type': 'application/json' }));
+    if (!h) this.headers.set(key.name, (h = Object.freeze({ authorization: `Bearer ${key.secret ?? ''}`, 'content-type': 'application/json' })));
     return h;
   }
 

@@ -19,9 +19,9 @@ export function shared<T>(start: (signal: AbortSignal) => Promise<T>, timeoutMs:
           clear();
         },
         (err: unknown) => {
-          entry.outcome = { error: err instanceof Error ? err : new Error(String(err)) };
           entry.settled = true;
           clear();
+          entry.outcome = { error: asError(err) };
         },
       );
       current = entry;
@@ -50,9 +50,19 @@ export function shared<T>(start: (signal: AbortSignal) => Promise<T>, timeoutMs:
           if (leave()) resolve(v);
         },
         (err: unknown) => {
-          if (leave()) reject(err instanceof Error ? err : new Error(String(err)));
+          if (leave()) reject(asError(err));
         },
       );
     });
   };
+}
+
+/** A rejection as an Error, whatever was thrown (even a value whose String() throws). */
+function asError(err: unknown): Error {
+  if (err instanceof Error) return err;
+  try {
+    return new Error(String(err));
+  } catch {
+    return new Error('the measurement failed');
+  }
 }

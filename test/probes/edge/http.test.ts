@@ -237,7 +237,7 @@ test('never throws: a transport that throws anything, or a body that breaks', as
   assert.equal(b.outcome.ok, false);
 });
 
-test('a connection that breaks mid-answer through the real pool: reset, with what came before the break', async () => {
+test('a connection that breaks mid-answer through the real pool: reset, with what came before the break', { timeout: 10_000 }, async () => {
   const lb = await loopback((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
     res.write('{"choices": [', () => setTimeout(() => res.socket?.destroy(), 20));
@@ -253,7 +253,7 @@ test('a connection that breaks mid-answer through the real pool: reset, with wha
   assert.equal(r.outcome.error, 'answer cut off: connection broke mid-answer');
 });
 
-test('an answer in many pieces through the real pool is read whole, and one just over the cap is cut at it', async () => {
+test('an answer in many pieces through the real pool is read whole, and one just over the cap is cut at it', { timeout: 10_000 }, async () => {
   const body = JSON.stringify({ data: Array.from({ length: 2000 }, (_, i) => ({ id: `m${i}` })) });
   const lb = await loopback((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
