@@ -119,3 +119,30 @@ test('fetchTransport: any fetch in the same shape, redirects left to the caller'
   const moved = await httpRequest(`${s.url}/moved`, {}, { transport: t, timeoutMs: 3000 });
   assert.equal(moved.outcome.code, 'redirect');
 });
+
+test('an answer that came in many pieces before it was read (the socket paused meanwhile) is read whole in one go', { timeout: 10_000 }, async () => {
+  const pieces = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}${'x'.repeat(998)}`);
+  let sent = 0;
+  const lb = await serve((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const next = (): void => {
+      if (sent === pieces.length) return void res.end();
+      res.write(pieces[sent++], () => setTimeout(next, 5));
+    };
+    next();
+  });
+  servers.push(lb);
+  const pool = createHttpPool();
+  try {
+    const answer = await pool.transport(lb.url, { method: 'GET', headers: {}, signal: new AbortController().signal });
+    await waitFor(() => sent === pieces.length, 'every piece sent before the body is read');
+    await new Promise((r) => setTimeout(r, 50));
+    const body = await answer.readAll!(1 << 20);
+    assert.equal(body.over, false);
+    assert.equal(body.broke, undefined);
+    assert.equal(body.total, 12_000);
+    assert.equal(Buffer.from(body.bytes).toString(), pieces.join(''));
+  } finally {
+    pool.close();
+  }
+});
