@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway } from '../../drills/litellm.ts';
 import { readFileSync } from 'node:fs';
-import { createProbeThread, type ProbeHostKind } from '../../src/commands/probe-thread.ts';
-import { runProbe, type ProbeRequest } from '../../src/commands/probe.ts';
+import { createProbeThread, type ProbeHostKind, type ProbeThread } from '../../src/commands/probe-thread.ts';
+import { runProbe, type ProbeReport, type ProbeRequest } from '../../src/commands/probe.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { fetchTransport } from '../../src/probes/edge/transport.ts';
@@ -163,12 +163,18 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
   }
 }
 
+/** A power probe in the probe process whose ping answers after `seconds`, once that ping has started. */
+async function slowPingStarted(thread: ProbeThread, seconds: number): Promise<{ probe: Promise<ProbeReport>; reaper: ReturnType<typeof recordingReaper> }> {
+  const reaper = recordingReaper();
+  const probe = thread.runProbe(slowPingFleet(), POWER, { env, pingCommand: slowPing(seconds), reaper });
+  await until('the ping started', () => reaper.seen.length > 0);
+  return { probe, reaper };
+}
+
 test('the probe process is a group of its own and lets a Ctrl-C pass: the probe in flight finishes for the bot to report', { timeout: 60_000 }, async () => {
   const thread = createProbeThread('process');
   try {
-    const reaper = recordingReaper();
-    const probe = thread.runProbe(slowPingFleet(), POWER, { env, pingCommand: slowPing(1), reaper });
-    await until('the ping started', () => reaper.seen.length > 0);
+    const { probe } = await slowPingStarted(thread, 1);
     const pid = thread.pid!;
     assert.ok(alive(-pid), 'its own process group (a terminal’s Ctrl-C goes to the bot’s)');
     process.kill(pid, 'SIGINT');
@@ -183,9 +189,7 @@ test('the probe process is a group of its own and lets a Ctrl-C pass: the probe 
 test('the probe process killed mid-probe: the probe fails with words and the children it had started are killed, not orphaned', { timeout: 60_000 }, async () => {
   const thread = createProbeThread('process');
   try {
-    const reaper = recordingReaper();
-    const probe = thread.runProbe(slowPingFleet(), POWER, { env, pingCommand: slowPing(30), reaper });
-    await until('the ping started', () => reaper.seen.length > 0);
+    const { probe, reaper } = await slowPingStarted(thread, 30);
     const children = [...reaper.seen];
     assert.ok(children.every(alive));
     process.kill(thread.pid!, 'SIGKILL');

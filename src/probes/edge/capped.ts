@@ -6,7 +6,16 @@ export interface ChunkSource {
   read(): Promise<Uint8Array | null>;
   cancel(): void | Promise<void>;
   /** The same reading in one go, where the source can (edge/transport.ts): used when there is no sink. */
-  readAll?(max: number): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }>;
+  readAll?(max: number): Promise<BodyRead>;
+}
+
+/** A body read under a cap: at most `max` bytes kept; `total` counts every byte received; `broke` is
+ * the error when the stream failed mid-way. */
+export interface BodyRead {
+  bytes: Uint8Array;
+  total: number;
+  over: boolean;
+  broke?: unknown;
 }
 
 /**
@@ -19,7 +28,7 @@ export async function readCapped(
   body: ReadableStream<Uint8Array> | ChunkSource | null,
   max: number,
   sink?: (chunk: Uint8Array) => void,
-): Promise<{ bytes: Uint8Array; total: number; over: boolean; broke?: unknown }> {
+): Promise<BodyRead> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   if (!body) return { bytes: new Uint8Array(0), total, over: false };
@@ -64,7 +73,8 @@ function streamSource(body: ReadableStream<Uint8Array>): ChunkSource {
   };
 }
 
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
+/** The pieces as one array of at most `size` bytes (the one piece itself when it is all of them). */
+export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1 && chunks[0]!.byteLength === size) return chunks[0]!;
   const out = new Uint8Array(Math.min(size, chunks.reduce((n, c) => n + c.byteLength, 0)));
   let at = 0;

@@ -7,6 +7,7 @@
 // The transport only moves bytes: caps, redirects (never followed: node:http does not follow them),
 // timeouts, retries and words are httpRequest's (./http.ts).
 import { Agent, request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { concat, type BodyRead } from './capped.ts';
 
 export interface HttpCall {
   method: 'GET' | 'POST';
@@ -33,13 +34,6 @@ export interface HttpAnswer {
   readAll?(max: number): Promise<BodyRead>;
 }
 
-/** A body read under a cap: at most `max` bytes kept; `total` counts every byte received. */
-export interface BodyRead {
-  bytes: Uint8Array;
-  total: number;
-  over: boolean;
-  broke?: unknown;
-}
 
 /** Sends one request; resolves when the status line is in, rejects (with the system's error and its
  * `code`) when no answer came. */
@@ -153,6 +147,11 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
     wake = null;
     w?.();
   };
+  /** What was gathered so far, as the answer: the whole body at its end, or what came before a break. */
+  const gathered = (broke?: unknown): void => {
+    const g = gather!;
+    g.done({ bytes: concat(g.kept, g.total), total: g.total, over: false, ...(broke === undefined ? {} : { broke }) });
+  };
   const take = (c: Buffer): void => {
     const g = gather!;
     const before = g.total;
@@ -166,7 +165,7 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
     chunks.length = 0;
     res.destroy();
     req.destroy();
-    g.done({ bytes: joined(g.kept, g.max), total: g.total, over: true });
+    g.done({ bytes: concat(g.kept, g.max), total: g.total, over: true });
   };
   res.on('data', (c: Buffer) => {
     if (gather) return take(c);
@@ -176,7 +175,7 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
   });
   res.on('end', () => {
     ended = true;
-    if (gather) gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false });
+    if (gather) gathered();
     poke();
   });
   res.on('error', (err) => {
@@ -186,7 +185,7 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
   res.on('close', () => {
     // Closed before its end: the connection broke (or was cancelled) mid-answer.
     if (!ended) failed ??= Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
-    if (gather && !ended) gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false, broke: failed });
+    if (gather && !ended) gathered(failed);
     poke();
   });
   return {
@@ -222,8 +221,8 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
         };
         for (const c of chunks.splice(0)) if (!answered) take(c);
         if (answered) return;
-        if (ended) return gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false });
-        if (failed !== null) return gather.done({ bytes: joined(gather.kept, gather.total), total: gather.total, over: false, broke: failed });
+        if (ended) return gathered();
+        if (failed !== null) return gathered(failed);
         if (res.isPaused()) res.resume();
       }),
     cancel: () => {
@@ -232,12 +231,6 @@ function reader(req: ClientRequest, res: IncomingMessage): HttpAnswer {
       req.destroy();
     },
   };
-}
-
-/** The pieces as one array of at most `size` bytes (the one piece itself when it is all). */
-function joined(parts: Buffer[], size: number): Uint8Array {
-  if (parts.length === 1 && parts[0]!.byteLength === size) return parts[0]!;
-  return Buffer.concat(parts, Math.min(size, parts.reduce((n, c) => n + c.byteLength, 0)));
 }
 
 /** Any fetch as a transport: redirects left to the caller ('manual'), the body read as a stream. */

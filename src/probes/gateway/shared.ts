@@ -4,24 +4,23 @@ import { withTimeout } from '../edge/timeout.ts';
 /** A promise shared by every caller in a run, started on first use, with its own timeout; its work is
  * aborted only when every caller still waiting on it has given up. A caller that gives up gets null. */
 export function shared<T>(start: (signal: AbortSignal) => Promise<T>, timeoutMs: number): (signal: AbortSignal) => Promise<T | null> {
-  type Entry = { promise: Promise<T>; ctl: AbortController; waiting: number; settled: boolean; outcome?: { value: T } | { error: Error } };
+  /** `outcome` once the measurement has answered or failed. */
+  type Entry = { promise: Promise<T>; ctl: AbortController; waiting: number; outcome?: { value: T } | { error: Error } };
   let current: Entry | null = null;
   return (signal) => {
     if (signal.aborted) return Promise.resolve(null);
-    if (!current || (current.ctl.signal.aborted && !current.settled)) {
+    if (!current || (current.ctl.signal.aborted && !current.outcome)) {
       const ctl = new AbortController();
       const { signal: own, clear } = withTimeout(ctl.signal, timeoutMs);
-      const entry: Entry = { promise: start(own), ctl, waiting: 0, settled: false };
+      const entry: Entry = { promise: start(own), ctl, waiting: 0 };
       entry.promise.then(
         (value) => {
           entry.outcome = { value };
-          entry.settled = true;
           clear();
         },
         (err: unknown) => {
-          entry.settled = true;
-          clear();
           entry.outcome = { error: asError(err) };
+          clear();
         },
       );
       current = entry;
@@ -41,7 +40,7 @@ export function shared<T>(start: (signal: AbortSignal) => Promise<T>, timeoutMs:
       };
       const onAbort = (): void => {
         if (!leave()) return;
-        if (mine.waiting === 0 && !mine.settled) mine.ctl.abort();
+        if (mine.waiting === 0 && !mine.outcome) mine.ctl.abort();
         resolve(null);
       };
       signal.addEventListener('abort', onAbort, { once: true });
