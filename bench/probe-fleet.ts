@@ -96,6 +96,9 @@ export interface ProcessRun {
   cpuMs: number | null;
   /** When the first HTTP request left, in ms since the child started (its node start-up included). */
   firstRequestMs: number | null;
+  /** When the last HTTP request left, and when the process began its exit (ms since it started). */
+  lastRequestMs: number | null;
+  exitMs: number | null;
 }
 
 /** The environment with the probe memory at its default (on), whatever the bench was started with. */
@@ -134,6 +137,8 @@ export async function runProcess(cmd: string, args: string[], env: NodeJS.Proces
   const rss = /SEAT_MAX_RSS_KB=(\d+)/.exec(err);
   const cpu = /SEAT_CPU_US=(\d+)/.exec(err);
   const first = /SEAT_FIRST_REQUEST_MS=([\d.]+)/.exec(err);
+  const last = /SEAT_LAST_REQUEST_MS=([\d.]+)/.exec(err);
+  const exit = /SEAT_EXIT_MS=([\d.]+)/.exec(err);
   return {
     wallMs,
     code,
@@ -141,6 +146,8 @@ export async function runProcess(cmd: string, args: string[], env: NodeJS.Proces
     maxRssBytes: rss ? Number(rss[1]) * 1024 : null,
     cpuMs: cpu ? Number(cpu[1]) / 1000 : null,
     firstRequestMs: first ? Number(first[1]) : null,
+    lastRequestMs: last ? Number(last[1]) : null,
+    exitMs: exit ? Number(exit[1]) : null,
   };
 }
 

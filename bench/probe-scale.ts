@@ -72,6 +72,7 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
             (hasCurl ? `; curl -Z ${spread(curl.map((r) => r.wallMs), 0, ' ms')} → seat is ${(median(wall) / curlMed).toFixed(3)}x curl` : '; curl: not on PATH'),
           `probe-scale:                              first run ${spread(firstWall, 0, ' ms')} → ${firstRatio.toFixed(3)}x the bound (${firstRatio <= (TARGETS[n] ?? 0) ? 'within' : 'over'} ${TARGETS[n]}x)` +
             (hasCurl ? `, ${(median(firstWall) / curlMed).toFixed(3)}x curl (which remembers nothing either)` : '') +
+            `; the last request left at ${spread(first.flatMap((r) => (r.lastRequestMs === null ? [] : [r.lastRequestMs])), 0, ' ms')}, the process began its exit at ${spread(first.flatMap((r) => (r.exitMs === null ? [] : [r.exitMs])), 0, ' ms')}` +
             `; ${statusCheck(first[first.length - 1]!, hanging)}`,
           `probe-scale:                              RSS ${spread(rss, 1, ' MiB')} (target < ${RSS_TARGET_MIB[n]} MiB: ${median(rss) < (RSS_TARGET_MIB[n] ?? 0) ? 'met' : 'NOT met'}); CPU ${spread(cpu, 0, ' ms')}; first request at ${spread(firstReq, 0, ' ms')}; start-up spent of the timeout ${spread(facts.map((f) => f.startupMs), 0, ' ms')}; asked first ${spread(facts.map((f) => f.askedFirst))}; ${statusCheck(cli[cli.length - 1]!, hanging)}`,
         );

@@ -119,9 +119,10 @@ export async function runConsole(o: ConsoleOptions): Promise<ExitCode> {
     walkIn = sub;
     const stdout = {
       isTTY: out.isTTY,
-      write: (s: string): boolean => {
-        out.write(s);
+      write: (written: string | Uint8Array): boolean => {
+        out.write(written);
         if (!sub) return true;
+        const s = typeof written === 'string' ? written : Buffer.from(written).toString('utf8');
         // On a terminal readline redraws its prompt when the line is edited: let it be the question.
         tail = `${tail}${s}`.split('\n').pop() ?? '';
         if (tty) rl.setPrompt(tail);

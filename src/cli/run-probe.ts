@@ -5,6 +5,7 @@ import { exitCodeFor, reportJson, runProbe } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { RunEvent } from '../probes/runner.ts';
 import { loadMemory, memoryPath, saveMemory } from './probe-memory.ts';
+import { JsonReport } from './report-json.ts';
 import type { CliIo, ExitCode } from './run.ts';
 
 type Render = typeof import('./render.ts');
@@ -36,12 +37,17 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   // A person's `seat probe` (a shell's or the console's) remembers what timed out, for the next one.
   const memPath = io.askedAt !== undefined && inventoryPath !== undefined && !io.probeDeps?.memory ? memoryPath(io.env, fleet.inventory.fleet, inventoryPath) : null;
   const memory = io.probeDeps?.memory ?? loadMemory(memPath);
+  // --json: each finding serialised as it comes, while the others are still awaited.
+  const json = command.json ? new JsonReport() : null;
   const running = runProbe(fleet, command, {
     ...io.probeDeps,
     memory,
     ...(io.askedAt !== undefined ? { origin: io.askedAt } : {}),
     onEvent: (e) => {
-      if (command.json) return;
+      if (json) {
+        if (e.type === 'task') json.add(e.findings);
+        return;
+      }
       if (render) show(render, e);
       else held.push(e);
     },
@@ -58,7 +64,7 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   if (settled.status === 'rejected') throw settled.reason;
   if (loaded.status === 'rejected') throw loaded.reason;
   const report = settled.value;
-  if (command.json || !loaded.value) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+  if (json || !loaded.value) io.stdout.write(json ? json.bytes(report) : `${JSON.stringify(reportJson(report), null, 2)}\n`);
   else {
     io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${loaded.value.renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
   }

@@ -9,7 +9,8 @@ import { describeFleet } from './check.ts';
 import { PACKAGE_NAME, readVersion } from './version.ts';
 
 export interface CliIo {
-  stdout: { write(s: string): unknown; isTTY?: boolean };
+  /** Text, or bytes already encoded (`seat probe --json` writes its report as bytes). */
+  stdout: { write(s: string | Uint8Array): unknown; isTTY?: boolean };
   stderr: { write(s: string): unknown };
   env: NodeJS.ProcessEnv;
   probeDeps?: ProbeDeps;

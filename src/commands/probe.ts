@@ -227,28 +227,15 @@ export function sortFindings(findings: Finding[]): Finding[] {
   );
 }
 
-/** The `--json` shape: one object, the fields of the first contract first, then the facts. */
-export function reportJson(report: ProbeReport): object {
+/** The `--json` shape: one object, the fields of the first contract first, then the facts. `findings`
+ * is what stands in the findings' place (src/cli/report-json.ts puts those it wrote earlier there). */
+export function reportJson(report: ProbeReport, findings: unknown[] = report.findings.map(findingJson)): object {
   return {
     site: report.site,
     startedAt: report.startedAt,
     finishedAt: report.finishedAt,
     durationMs: report.durationMs,
-    findings: report.findings.map((f) => ({
-      probe: f.probe,
-      target: f.target,
-      status: f.status,
-      detail: f.detail,
-      measuredBy: f.measuredBy,
-      latencyMs: f.latencyMs,
-      ...(f.site ? { site: f.site } : {}),
-      ...(f.host ? { host: f.host } : {}),
-      data: f.data,
-      subject: f.subject,
-      ...(f.reason ? { reason: f.reason } : {}),
-      provenance: f.provenance,
-      observedAt: f.observedAt,
-    })),
+    findings,
     summary: report.summary,
     verdict: report.verdict,
     fleet: report.fleet,
@@ -260,6 +247,25 @@ export function reportJson(report: ProbeReport): object {
     waitMs: report.waitMs ?? report.timeoutMs,
     askedFirst: report.askedFirst ?? 0,
     deadlineMs: report.deadlineMs,
+  };
+}
+
+/** One finding as `--json` gives it. */
+export function findingJson(f: Finding): object {
+  return {
+    probe: f.probe,
+    target: f.target,
+    status: f.status,
+    detail: f.detail,
+    measuredBy: f.measuredBy,
+    latencyMs: f.latencyMs,
+    ...(f.site ? { site: f.site } : {}),
+    ...(f.host ? { host: f.host } : {}),
+    data: f.data,
+    subject: f.subject,
+    ...(f.reason ? { reason: f.reason } : {}),
+    provenance: f.provenance,
+    observedAt: f.observedAt,
   };
 }
 

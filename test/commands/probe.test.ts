@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:net';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { exitCodeFor, reportJson, runProbe } from '../../src/commands/probe.ts';
+import { JsonReport } from '../../src/cli/report-json.ts';
 import { startGateway, type AliasBehaviour } from '../../drills/litellm.ts';
 import { DRILL_BIN } from '../../drills/drill.ts';
 
@@ -77,4 +78,23 @@ test('--only power runs no gateway request at all', async () => {
   assert.equal(gateway.requests.length, before);
   assert.ok(report.findings.length > 0 && report.findings.every((f) => f.subject.kind === 'address' || f.subject.kind === 'ups'));
   assert.equal(exitCodeFor(report), 0);
+});
+
+test('--json written as the findings come is, byte for byte, the report serialised whole at the end', async () => {
+  const json = new JsonReport();
+  let n = 0;
+  const report = await runProbe(
+    fleet,
+    { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: 300, paid: false },
+    // Every other task's findings as they come; the rest are left for the end.
+    { env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH }, pathPrefix: [DRILL_BIN], onEvent: (e) => void (e.type === 'task' && n++ % 2 === 0 && json.add(e.findings)) },
+  );
+  assert.ok(report.findings.length > 30);
+  const whole = `${JSON.stringify(reportJson(report), null, 2)}\n`;
+  // Some of what a person reads is outside ASCII (a dash, an ellipsis): the bytes are UTF-8 all the same.
+  assert.match(whole, /[^\x00-\x7f]/);
+  assert.equal(json.bytes(report).toString('utf8'), whole);
+  assert.deepEqual(json.bytes(report), Buffer.from(whole));
+  const none = { ...report, findings: [] };
+  assert.equal(new JsonReport().bytes(none).toString('utf8'), `${JSON.stringify(reportJson(none), null, 2)}\n`);
 });
