@@ -15,7 +15,7 @@ import { decide, summarize } from '../../src/diagnose/verdict.ts';
 import type { Finding, ProbeEnv } from '../../src/probes/types.ts';
 import { fillerModel, startDrillFleet, startGateway, type DrillFleet, type DrillScenario } from '../../drills/litellm.ts';
 import { get, post } from '../drills/fetch.ts';
-import { ModelListScanner } from '../../src/probes/gateway/listing.ts';
+import { ID_BYTES, ModelListScanner } from '../../src/probes/gateway/listing.ts';
 import { fetchTransport } from '../../src/probes/edge/transport.ts';
 import { aliasData, one, runAll, testProbeEnv } from '../helpers/probe-env.ts';
 
@@ -327,9 +327,10 @@ function parsedIds(body: string): string[] | null {
   });
 }
 
-function scanned(bytes: Uint8Array, sizes: number[]): string[] | null {
+/** `hold`: bytes held and parsed whole before the scanner turns to reading as it streams (default: its own). */
+function scanned(bytes: Uint8Array, sizes: number[], hold?: number): string[] | null {
   const ids: string[] = [];
-  const s = new ModelListScanner((id) => ids.push(id));
+  const s = new ModelListScanner((id) => ids.push(id), hold);
   for (let at = 0, i = 0; at < bytes.length; i++) {
     const n = sizes[i % sizes.length]!;
     s.write(bytes.subarray(at, at + n));
@@ -354,13 +355,26 @@ const LISTINGS = [
   '{"detail":"Not Found"}',
 ];
 
-test('a model listing read as it streams gives the ids JSON.parse gives, however the bytes are split', () => {
-  for (const body of LISTINGS) {
-    const bytes = new TextEncoder().encode(body);
-    const want = parsedIds(body.replace(/^\ufeff/, ''));
-    for (const sizes of [[bytes.length || 1], [1], [2, 3, 5], [7, 1, 13]]) {
-      assert.deepEqual(scanned(bytes, sizes), want, `${JSON.stringify(body)} in chunks of ${sizes.join(',')}`);
+test('a model listing gives the ids JSON.parse gives, however the bytes are split, held whole or read as it streams', () => {
+  // undefined: held whole (these are all small); 0: every byte scanned as it streams; 10: held, then
+  // scanned from the piece that takes it over 10 bytes.
+  for (const hold of [undefined, 0, 10]) {
+    for (const body of LISTINGS) {
+      const bytes = new TextEncoder().encode(body);
+      const want = parsedIds(body.replace(/^\ufeff/, ''));
+      for (const sizes of [[bytes.length || 1], [1], [2, 3, 5], [7, 1, 13]]) {
+        assert.deepEqual(scanned(bytes, sizes, hold), want, `${JSON.stringify(body)} in chunks of ${sizes.join(',')}, hold ${hold ?? 'default'}`);
+      }
     }
+  }
+});
+
+test('a model id over 1 KiB comes cut, ending in …, whether the listing is held whole or read as it streams', () => {
+  const long = `m${'x'.repeat(ID_BYTES + 50)}`;
+  const bytes = new TextEncoder().encode(JSON.stringify({ data: [{ id: long }, { id: 'gen' }] }));
+  for (const hold of [undefined, 0]) {
+    const ids = scanned(bytes, [bytes.length], hold);
+    assert.deepEqual(ids, [`${long.slice(0, ID_BYTES)}…`, 'gen'], `hold ${hold ?? 'default'}`);
   }
 });
 

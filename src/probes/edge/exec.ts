@@ -102,6 +102,20 @@ export function childEnv(env: NodeJS.ProcessEnv, pathPrefix: string[] = [], pass
   return out;
 }
 
+/** The last turn handed out (see spawnTurn). */
+let lastTurn: Promise<void> = Promise.resolve();
+
+/**
+ * A turn of the event loop of its own for each program started: a fork blocks the thread for a few
+ * milliseconds, and five at once held a key's listing, there since the first of them, and with it
+ * every alias request, for 15 ms. One a turn, what came in meanwhile is read between two of them.
+ */
+function spawnTurn(): Promise<void> {
+  const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  lastTurn = turn;
+  return turn;
+}
+
 export async function runCommand(argv: readonly string[], opts: CommandOptions): Promise<CommandResult> {
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_OUTPUT;
   const setTimer = opts.setTimer ?? realTimer;
@@ -125,7 +139,7 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
   try {
     // Starting a process blocks the thread for milliseconds: the runner starts every task before any
     // of them spawns, so no task's clock (nor the gateway's first request) waits on another's fork.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await spawnTurn();
     if (signal.aborted) return { ...none, code: isTimeout(signal) ? 'timeout' : 'stopped', timedOut: isTimeout(signal), isCanceled: !isTimeout(signal) };
     // node:child_process itself, not execa: ~130 modules and ~12 MiB that a probe run paid for while
     // its requests waited, for what these few lines do.
