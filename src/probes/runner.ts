@@ -1,5 +1,6 @@
 // Runs every probe task at once (bounded), each under its own timeout, all under one deadline,
 // and streams findings as tasks finish. A hanging target costs its timeout, never more.
+import { timeoutError } from './edge/timeout.ts';
 import { inferred, renderProvenance } from './finding.ts';
 import type { Finding, InferredWhy, ProbeTask, Reason } from './types.ts';
 
@@ -204,7 +205,14 @@ async function runOne(
   let onStop = (): void => {};
   // The race: the task's answer, its own timeout, or the overall deadline — whichever comes first.
   const late = new Promise<'timeout' | 'deadline'>((resolve) => {
-    cancelTimer = setTimer(() => resolve('timeout'), task.timeoutMs);
+    const wait = task.waitMs;
+    if (wait !== undefined && wait < task.timeoutMs) {
+      // Its own timeout first, on its signal (it words "no answer within …" itself), then the stop.
+      cancelTimer = setTimer(() => {
+        own.abort(timeoutError(wait));
+        cancelTimer = setTimer(() => resolve('timeout'), task.timeoutMs - wait);
+      }, wait);
+    } else cancelTimer = setTimer(() => resolve('timeout'), task.timeoutMs);
     onStop = () => {
       resolve('deadline');
       own.abort(stopAll.reason);

@@ -260,7 +260,15 @@ export interface ProbeTask {
   subject: Subject;
   site?: string;
   host?: string;
+  /** When the runner stops waiting for it (its own timeout and a grace: edge/timeout.ts graceFor). */
   timeoutMs: number;
+  /**
+   * The task's own timeout, kept by the runner: the signal it passes to `run` or `measure` aborts with
+   * a TimeoutError (edge/timeout.ts timeoutError) after this long, and the task words its own "no
+   * answer" finding before the runner's stop at `timeoutMs`. One timer and one signal a task instead of
+   * two, for the thousands of alias tasks. Without it, the task times itself.
+   */
+  waitMs?: number;
   /** Resolve with its findings (a host's GPU query yields one per GPU); must stop work when `signal`
    * aborts. May reject: the runner turns that into an `unknown` finding with reason probe_crashed. */
   run(signal: AbortSignal): Promise<Finding[]>;

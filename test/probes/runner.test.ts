@@ -72,6 +72,42 @@ test('a hanging task costs its own timeout and never delays the others; each str
   assert.equal(time.pending, 0, 'no timer left behind');
 });
 
+test('a task whose own timeout the runner keeps (waitMs): its signal says TimeoutError then, it words its own finding; one that ignores it is stopped at timeoutMs', async () => {
+  const time = new FakeTime();
+  const reasons: string[] = [];
+  const kept = (target: string, listens: boolean): ProbeTask => ({
+    ...task(time, target, null, 300),
+    waitMs: 100,
+    run: (signal) =>
+      new Promise((resolve) => {
+        if (!listens) return;
+        signal.addEventListener('abort', () => {
+          reasons.push(`${target}: ${(signal.reason as Error).name}: ${(signal.reason as Error).message}`);
+          resolve([{ ...finding(target, 'down'), detail: 'its own words' }]);
+        });
+      }),
+  });
+  const events: { target: string; at: number; detail: string; timedOut: boolean }[] = [];
+  const run = runTasks([kept('listens', true), kept('deaf', false)], {
+    concurrency: 8,
+    deadlineMs: 5000,
+    setTimer: time.setTimer,
+    clock,
+    onEvent: (e: RunEvent) => {
+      if (e.type === 'task') events.push({ target: e.task.target, at: time.now, detail: e.findings[0]!.detail, timedOut: e.timedOut });
+    },
+  });
+  await time.advance(99);
+  assert.deepEqual(reasons, [], 'nothing aborted before its own timeout');
+  await time.advance(1);
+  assert.deepEqual(reasons, ['listens: TimeoutError: no answer within 100 ms']);
+  assert.deepEqual(events, [{ target: 'listens', at: 100, detail: 'its own words', timedOut: false }], 'its own finding, at its own timeout');
+  await time.advance(200);
+  assert.deepEqual(events[1], { target: 'deaf', at: 300, detail: 'down', timedOut: true }, 'the deaf one stopped by the runner at timeoutMs, with its onTimeout finding');
+  await run;
+  assert.equal(time.pending, 0, 'no timer left behind');
+});
+
 test('tasks run at once, not one after another: 20 × 100 ms tasks are all done at 100 ms', async () => {
   const time = new FakeTime();
   const run = runTasks(Array.from({ length: 20 }, (_, i) => task(time, `t${i}`, 100, 1000)), { concurrency: 32, deadlineMs: 5000, setTimer: time.setTimer, clock });

@@ -49,17 +49,13 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
   }));
 
   const aliasTasks: ProbeTask[] = [...fleet.aliases.values()].map((a) => {
-    const measure = async (runner: AbortSignal): Promise<() => Finding[]> => {
-      const { signal, clear } = withTimeout(runner, env.timeoutMs);
-      try {
-        const seats = Promise.all(a.seats.map((s) => seatCheck(s, signal)));
-        const outcomes = await Promise.all(keys.map(async (k) => gw.exercise(a, await listing(k, signal), env.paid, signal)));
-        const checks = await seats;
-        const at = env.clock();
-        return () => [aliasFinding(mkAt(at), base, a, outcomes, checks, env.timeoutMs)];
-      } finally {
-        clear();
-      }
+    /** Under a signal that ends by env.timeoutMs: the runner's (waitMs below), or run's own. */
+    const measure = async (signal: AbortSignal): Promise<() => Finding[]> => {
+      const seats = Promise.all(a.seats.map((s) => seatCheck(s, signal)));
+      const outcomes = await Promise.all(keys.map(async (k) => gw.exercise(a, await listing(k, signal), env.paid, signal)));
+      const checks = await seats;
+      const at = env.clock();
+      return () => [aliasFinding(mkAt(at), base, a, outcomes, checks, env.timeoutMs)];
     };
     return {
       id: `alias:${a.name}`,
@@ -68,8 +64,17 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
       target: a.name,
       subject: { kind: 'alias', name: a.name, inInventory: true },
       timeoutMs,
+      waitMs: env.timeoutMs,
       measure,
-      run: async (runner) => (await measure(runner))(),
+      // Called outside the runner (which keeps waitMs itself), it times itself.
+      run: async (outer) => {
+        const { signal, clear } = withTimeout(outer, env.timeoutMs);
+        try {
+          return (await measure(signal))();
+        } finally {
+          clear();
+        }
+      },
       onTimeout: (ms) => [
         aliasFinding(mk, base, a, keys.map((k) => ({ kind: 'failed' as const, key: k, outcome: timeoutOutcome(ms) })), [], ms),
       ],
