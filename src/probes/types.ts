@@ -266,7 +266,8 @@ export interface ProbeTask {
    * The task's own timeout, kept by the runner: the signal it passes to `run` or `measure` aborts with
    * a TimeoutError (edge/timeout.ts timeoutError) after this long, and the task words its own "no
    * answer" finding before the runner's stop at `timeoutMs`. One timer and one signal a task instead of
-   * two, for the thousands of alias tasks. Without it, the task times itself.
+   * two, for the thousands of alias tasks. Without it (or when it is not below `timeoutMs`), the task
+   * times itself.
    */
   waitMs?: number;
   /** Resolve with its findings (a host's GPU query yields one per GPU); must stop work when `signal`

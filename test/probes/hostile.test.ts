@@ -336,7 +336,9 @@ function scanned(bytes: Uint8Array, sizes: number[], hold?: number): string[] | 
     s.write(bytes.subarray(at, at + n));
     at += n;
   }
-  return s.end() ? ids : null;
+  const ok = s.end();
+  assert.equal(s.end(), ok, 'end() gives the same answer when asked again');
+  return ok ? ids : null;
 }
 
 const LISTINGS = [
@@ -353,6 +355,11 @@ const LISTINGS = [
   'not json at all',
   '',
   '{"detail":"Not Found"}',
+  // The last "id" of a model counts, as JSON.parse has it; a string's own leading U+FEFF is part of it.
+  '{"data":[{"id":"a","id":"b"},{"id":"c","id":5},{"id":{"x":1},"object":"model"},{"id":[1],"id":"d"},{"id":"e"}]}',
+  '{"data":[{"id":"\ufeffgen"},{"id":"\ufeff"}]}',
+  '{"\ufeffdata":[{"id":"a"}]}',
+  '{"\\u0064\\u0061\\u0074\\u0061":[{"\\u0069\\u0064":"escaped keys"}]}',
 ];
 
 test('a model listing gives the ids JSON.parse gives, however the bytes are split, held whole or read as it streams', () => {
@@ -367,6 +374,14 @@ test('a model listing gives the ids JSON.parse gives, however the bytes are spli
       }
     }
   }
+});
+
+test('a listing nested a million deep, read as it streams, is not a model list and costs no more than its chunk', () => {
+  const body = new TextEncoder().encode(`{"data":[{"id":"a"}],"x":${'['.repeat(1_000_000)}`);
+  const heap0 = process.memoryUsage().heapUsed;
+  const ids = scanned(body, [64 * 1024], 0);
+  assert.equal(ids, null, 'not a model list');
+  assert.ok(process.memoryUsage().heapUsed - heap0 < 16 * MiB, 'one frame per level would cost some 60 MiB here');
 });
 
 test('a model id over 1 KiB comes cut, ending in …, whether the listing is held whole or read as it streams', () => {

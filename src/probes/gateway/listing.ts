@@ -1,15 +1,15 @@
-// A key's /v1/models read as it streams in: every model id of `{"data":[{"id":…},…]}` is handed on as
-// it is seen, and nothing else is kept. A listing of 130,000 models (10 MB and more) is counted whole
-// at the memory cost of one chunk, where holding and parsing it would cost ten times its size (a small
-// one is held: see HOLD_BYTES below).
+// A key's /v1/models: every model id of `{"data":[{"id":…},…]}`. A listing up to HOLD_BYTES is held
+// and read whole with JSON.parse: a byte scan runs in a process that has just started, before V8 has
+// compiled it, at some 100 ns a byte (25 ms for the 220 KB of 3,000 models, on the path of every alias
+// request), where JSON.parse reads the same in 4 ms. A longer one is read as it streams, every id handed
+// on as it is seen and nothing else kept: a listing of 130,000 models (10 MB and more) is counted whole
+// at the memory cost of one chunk, where holding and parsing it would cost ten times its size.
 //
 // Bytes, not characters: every structural character of JSON is ASCII, and no byte of a multi-byte
 // UTF-8 sequence is below 0x80, so a byte scan cannot be misled by what a string holds.
 //
-// A listing of up to HOLD_BYTES is held and read whole with JSON.parse instead: the byte scan runs in
-// a process that has just started, before V8 has compiled it, at some 100 ns a byte (25 ms for the
-// 220 KB of 3,000 models, on the path of every alias request); JSON.parse reads the same in 4 ms. Both
-// roads give the ids JSON.parse gives (test/probes/hostile.test.ts holds them to it).
+// For a valid listing both roads give the ids JSON.parse gives (test/probes/hostile.test.ts holds them
+// to it); the scan is looser with a malformed one (see ModelListScanner).
 import { concat } from '../edge/capped.ts';
 
 const QUOTE = 0x22;
@@ -22,12 +22,16 @@ const COMMA = 0x2c;
 const COLON = 0x3a;
 const BOM = [0xef, 0xbb, 0xbf];
 
-/** Bytes kept of an object key we look at ("data", "id"): any longer key is neither. */
-const KEY_BYTES = 16;
+/** Bytes kept of an object key we look at ("data", "id"): every spelling of "data" fits, each letter
+ * escaped (\u0064…) included; any longer key is neither. */
+const KEY_BYTES = 24;
 /** Bytes kept of a model id: an inventory name is at most 63 characters; a longer id is shown cut. */
 export const ID_BYTES = 1024;
 /** A listing up to this size is held and parsed whole; a longer one is scanned as it streams. */
 export const HOLD_BYTES = 1024 * 1024;
+/** Nesting a streamed listing may have: a model list needs 3 levels; deeper than this it is not one
+ * (each level costs a frame: 64 MiB of `[` would otherwise cost gigabytes). */
+export const MAX_DEPTH = 512;
 
 interface Frame {
   array: boolean;
@@ -41,12 +45,17 @@ interface Frame {
  * Feed it the body with `write`, then call `end()`: true when the body was one JSON object with a
  * `data` array, false for anything else (not JSON, no `data` array, cut short). `onId` gets each
  * string `id` of an object in `data`, decoded, as it is read (a body held whole: in `end()`); an id
- * over ID_BYTES comes cut, ending in `…`.
+ * over ID_BYTES comes cut, ending in `…`. Read as it streams (over HOLD_BYTES), the structure is checked
+ * (brackets, keys and values in turn, the last "id" of a model), not every token's grammar: a bad
+ * number, a stray byte or two `data` keys there are read past, not refused as JSON.parse would; and a
+ * listing nested deeper than MAX_DEPTH is not a model list.
  */
 export class ModelListScanner {
   /** The body so far, while it is within `holdBytes`; null once it is scanned as it streams. */
   private held: Uint8Array[] | null = [];
   private heldBytes = 0;
+  /** What end() found of a held body. */
+  private heldOk: boolean | null = null;
   private readonly stack: Frame[] = [];
   private inString = false;
   private escaped = false;
@@ -54,6 +63,8 @@ export class ModelListScanner {
   private collecting: 'key' | 'id' | null = null;
   private isKey = false;
   private buf = new Uint8Array(ID_BYTES);
+  /** The id of the model object being read, handed on when it closes: as JSON.parse, the last "id" counts. */
+  private modelId: string | null = null;
   private len = 0;
   private truncated = false;
   private started = false;
@@ -83,9 +94,10 @@ export class ModelListScanner {
     this.scan(chunk);
   }
 
-  /** True when what was written is a whole JSON object with a `data` array. */
+  /** True when what was written is a whole JSON object with a `data` array (the same answer each call). */
   end(): boolean {
-    if (this.held !== null) return this.parseHeld();
+    if (this.held !== null) this.heldOk = this.parseHeld();
+    if (this.heldOk !== null) return this.heldOk;
     return !this.bad && this.rootDone && this.sawData && this.dataClosed && !this.inString;
   }
 
@@ -145,13 +157,20 @@ export class ModelListScanner {
           const array = b === OPEN_ARRAY;
           if (array && this.isDataArrayOpening()) this.sawData = true;
           if (top && !top.array && top.expectKey) return this.fail();
+          if (this.stack.length >= MAX_DEPTH) return this.fail();
+          this.noId();
           this.stack.push({ array, expectKey: !array, key: null });
+          if (this.inModel()) this.modelId = null;
           break;
         }
         case CLOSE_OBJECT:
         case CLOSE_ARRAY: {
           if (!top || top.array !== (b === CLOSE_ARRAY)) return this.fail();
           if (top.array && this.isDataArray()) this.dataClosed = true;
+          if (!top.array && this.inModel() && this.modelId !== null) {
+            this.onId(this.modelId);
+            this.modelId = null;
+          }
           this.stack.pop();
           if (this.stack.length === 0) this.rootDone = true;
           break;
@@ -169,12 +188,18 @@ export class ModelListScanner {
         default:
           // A number, true, false or null: nothing of it is kept.
           if (!top || (!top.array && top.expectKey)) return this.fail();
+          this.noId();
       }
     }
   }
 
   private fail(): void {
     this.bad = true;
+  }
+
+  /** A value that is not a string is starting: when it is a model's "id", that model has no id (so far). */
+  private noId(): void {
+    if (this.modelId !== null && this.inModel() && this.stack[2]!.key === 'id') this.modelId = null;
   }
 
   /** The array about to open is the value of the root object's `data`. */
@@ -221,17 +246,20 @@ export class ModelListScanner {
       }
     } else if (this.collecting === 'id') {
       const id = decode(this.buf.subarray(0, this.len));
-      this.onId(this.truncated ? `${id}…` : id);
+      this.modelId = this.truncated ? `${id}…` : id;
     }
     this.collecting = null;
   }
 }
 
 const UTF8 = new TextDecoder();
+/** For a string inside the JSON: a leading U+FEFF there is part of it (TextDecoder drops it by default). */
+const UTF8_AS_IS = new TextDecoder('utf-8', { ignoreBOM: true });
 const ENCODE = new TextEncoder();
 
-/** An id held whole, cut to ID_BYTES of UTF-8 as the scan would cut it (which counts an escape's bytes
- * as written: only an id over ID_BYTES / 6 characters can differ, and no inventory name is that long). */
+/** An id held whole, cut to ID_BYTES of UTF-8 as the scan would cut it. The scan counts an escape's bytes
+ * as written, and an id it cuts mid-escape comes with its escapes as written: only an id over ID_BYTES / 6
+ * characters can differ, and no inventory name (63 at most) is that long. */
 function cutId(id: string): string {
   if (id.length * 3 <= ID_BYTES) return id;
   const bytes = ENCODE.encode(id);
@@ -240,7 +268,7 @@ function cutId(id: string): string {
 
 /** A JSON string's content, unescaped; cut mid-escape (or not valid JSON), its bytes as they are. */
 function decode(raw: Uint8Array): string {
-  const text = UTF8.decode(raw);
+  const text = UTF8_AS_IS.decode(raw);
   // No escape: JSON.parse would give the same text back (or fail on a raw control character, and
   // the text is kept as it is then too).
   if (!raw.includes(BACKSLASH)) return text;

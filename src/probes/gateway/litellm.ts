@@ -83,8 +83,8 @@ export class Gateway {
 
   async list(key: Key, signal: AbortSignal): Promise<Listing> {
     if (!key.secret) return { state: 'unset', key };
-    // Streamed: the ids are taken as they come and the body is never held, so a listing of any length
-    // up to MAX_LISTING_BYTES is counted whole, in the memory of the ids kept.
+    // Streamed: the ids are taken as they come and a body over 1 MiB is never held (listing.ts), so a
+    // listing of any length up to MAX_LISTING_BYTES is counted whole, in the memory of the ids kept.
     const models = new Set<string>();
     let others = 0;
     let unkept = 0;
