@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
-import { listVars, parseListVar, unescapeValue } from '../../src/probes/nut.ts';
+import { ListVarParser, listVars, parseListVar, unescapeValue } from '../../src/probes/nut.ts';
 
 const EATON = [
   'BEGIN LIST VAR fvups',
@@ -98,6 +98,49 @@ test('odd lines inside the list are skipped and reported, not fatal', () => {
   if (r.status !== 'ok') return;
   assert.deepEqual(r.vars, { 'ups.status': 'OL' });
   assert.deepEqual(r.skipped, ['VAR anaups ups.status "OB"', 'VAR fvups broken no-quotes', 'hello']);
+});
+
+test('one variable given twice with two values is refused, not left to whichever came last', () => {
+  const twice = parseListVar('fvups', 'BEGIN LIST VAR fvups\nVAR fvups ups.status "OB LB"\nVAR fvups ups.status "OL"\nEND LIST VAR fvups\n');
+  assert.equal(twice.status, 'error');
+  if (twice.status === 'error') {
+    assert.equal(twice.error.code, 'protocol');
+    assert.match(twice.error.message, /ups\.status twice, as "OB LB" and as "OL"/);
+  }
+  const same = parseListVar('fvups', 'BEGIN LIST VAR fvups\nVAR fvups ups.status "OB"\nVAR fvups ups.status "OB"\nEND LIST VAR fvups\n');
+  assert.ok(same.status === 'ok' && same.vars['ups.status'] === 'OB', 'the same value twice is the same answer');
+});
+
+test('not NUT: a line over 4,096 characters (ended or not), or more than 1,024 variables', () => {
+  for (const text of [`BEGIN LIST VAR fvups\nVAR fvups a "${'x'.repeat(5000)}"\n`, `BEGIN LIST VAR fvups\n${'y'.repeat(5000)}`]) {
+    const r = parseListVar('fvups', text);
+    assert.ok(r.status === 'error' && r.error.code === 'protocol' && /a line over 4096 characters/.test(r.error.message), JSON.stringify(r).slice(0, 200));
+  }
+  const many = ['BEGIN LIST VAR fvups', ...Array.from({ length: 1100 }, (_, i) => `VAR fvups v.${i} "1"`), 'END LIST VAR fvups', ''].join('\n');
+  const r = parseListVar('fvups', many);
+  assert.ok(r.status === 'error' && /over 1024 variables/.test(r.error.message));
+});
+
+test('what upsd says reaches no one raw: escape, C1 and bidi characters are gone from values, ERR words and messages', () => {
+  const r = parseListVar('fvups', 'BEGIN LIST VAR fvups\nVAR fvups ups.status "OL \u009b2J\u001b[31m\u202egnp.exe"\nEND LIST VAR fvups\n');
+  assert.ok(r.status === 'ok');
+  if (r.status === 'ok') assert.equal(r.vars['ups.status'], 'OL gnp.exe');
+  const err = parseListVar('fvups', 'ERR X\u009b2J\u202eY\n');
+  assert.ok(err.status === 'error');
+  if (err.status === 'error') {
+    assert.equal(err.error.nutCode, 'XY');
+    assert.doesNotMatch(err.error.message, /[\u0080-\u009f\u202e\u001b]/);
+  }
+  const long = parseListVar('fvups', `BEGIN LIST VAR fvups\nVAR fvups device.model "${'m'.repeat(3000)}"\nEND LIST VAR fvups\n`);
+  assert.ok(long.status === 'ok' && long.vars['device.model']!.length <= 256, 'a value is kept cut');
+});
+
+test('an answer fed a byte at a time is the answer fed whole', () => {
+  const p = new ListVarParser('fvups');
+  let r: ReturnType<ListVarParser['feed']> = { status: 'partial' };
+  for (const ch of EATON) r = p.feed(ch);
+  assert.deepEqual(r, parseListVar('fvups', EATON));
+  assert.deepEqual(p.feed('VAR fvups ups.status "OB"\n'), r, 'what comes after the answer changes nothing');
 });
 
 // ---- the socket side, against small loopback peers ---------------------------------------------

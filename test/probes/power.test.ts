@@ -314,6 +314,33 @@ test('judgeUps: the warning threshold comes from the settings; LB/FSD/OFF are do
   assert.match(none.detail, /^no ups.status, load 10 %/);
 });
 
+test('judgeUps believes only plain numbers in range: no hex, no exponent, no negative watts, no rating of 0', () => {
+  const ups = { host: '127.0.0.1', port: 3493, name: 'fvups', ratedW: 900 };
+  // 0x64 is not 100 %: no load is known, and nothing is overloaded.
+  const hex = judgeUps({ 'ups.status': 'OL', 'ups.load': '0x64' }, ups, 80);
+  assert.equal(hex.status, 'up');
+  assert.equal(hex.reading.loadPct, null);
+  // Negative metered watts are not a reading: the load % × rating (855 W of 900) still tells the overload.
+  const negative = judgeUps({ 'ups.status': 'OL', 'ups.load': '95', 'ups.realpower': '-5000' }, ups, 80);
+  assert.equal(negative.status, 'degraded');
+  assert.equal(negative.reason, 'overload');
+  assert.equal(negative.reading.loadWFrom, 'load×rating');
+  // A nominal rating of 0 (or -1) says nothing: the inventory's 900 W stands.
+  for (const nominal of ['0', '-1']) {
+    const r = judgeUps({ 'ups.status': 'OL', 'ups.realpower': '100', 'ups.realpower.nominal': nominal }, ups, 80);
+    assert.equal(r.status, 'up', nominal);
+    assert.equal(r.reading.ratedW, 900, nominal);
+  }
+  const huge = judgeUps({ 'ups.status': 'OL', 'ups.load': '1e300', 'battery.charge': '250' }, ups, 80);
+  assert.equal(huge.reading.loadPct, null);
+  assert.equal(huge.reading.chargePct, null, 'a charge over 100 % is not one');
+  assert.ok(huge.detail.length < 100, huge.detail);
+  // What is not a flag is not read as one, and a flood of words stays a handful.
+  const flood = judgeUps({ 'ups.status': `OB ${'X '.repeat(1000)}lowercase \u009b2J` }, ups, 80);
+  assert.equal(flood.status, 'degraded');
+  assert.ok(flood.reading.status.length <= 16 && flood.detail.length < 400, flood.detail.slice(0, 120));
+});
+
 // ---- BMC, firewall, hosts: real ping and TCP connect -------------------------------------------
 
 describe('out-of-band reachability on loopback', () => {

@@ -80,15 +80,17 @@ const DEGRADED_FLAGS = ['OB', 'OVER', 'BYPASS', 'RB'];
 
 /** Reads upsd's variables against the inventory's rating. Pure. Watts are compared with watts, percent with percent. */
 export function judgeUps(vars: Record<string, string>, ups: Ups, warnPct: number): { status: FindingStatus; reason?: Reason; detail: string; reading: UpsReading } {
-  const flags = (vars['ups.status'] ?? '').trim().split(/\s+/).filter(Boolean);
-  const loadPct = num(vars['ups.load']);
-  const ratedW = num(vars['ups.realpower.nominal']) ?? ups.ratedW ?? null;
+  // NUT's flags are a few capital letters (OL, OB, LB, FSD…); anything else is not one, and a handful is all there is.
+  const flags = (vars['ups.status'] ?? '').trim().split(/\s+/).filter((f) => /^[A-Z]{1,12}$/.test(f)).slice(0, 16);
+  const loadPct = num(vars['ups.load'], MAX_LOAD_PCT);
+  // A nominal rating of 0 says nothing: the inventory's stands.
+  const ratedW = positive(num(vars['ups.realpower.nominal'], MAX_WATTS)) ?? ups.ratedW ?? null;
   // A UPS that meters its output (ups.realpower) is believed over load % × rating, which is an estimate.
-  const meteredW = num(vars['ups.realpower']);
+  const meteredW = num(vars['ups.realpower'], MAX_WATTS);
   const loadW = meteredW ?? (loadPct !== null && ratedW !== null ? Math.round((loadPct * ratedW) / 100) : null);
   const loadWFrom: UpsReading['loadWFrom'] = meteredW !== null ? 'ups.realpower' : loadW !== null ? 'load×rating' : null;
-  const chargePct = num(vars['battery.charge']);
-  const runtimeS = num(vars['battery.runtime']);
+  const chargePct = num(vars['battery.charge'], 100);
+  const runtimeS = num(vars['battery.runtime'], MAX_RUNTIME_S);
   const reading: UpsReading = { ups: ups.name, status: flags, loadPct, loadW, loadWFrom, ratedW, ratedVA: ups.ratedVA ?? null, chargePct, runtimeS, warnPct, vars };
 
   const parts = [flags.length > 0 ? flags.join(' ') : 'no ups.status'];
@@ -132,8 +134,19 @@ export function judgeUps(vars: Record<string, string>, ups: Ups, warnPct: number
   return { status, ...(reason ? { reason } : {}), detail, reading };
 }
 
-function num(v: string | undefined): number | null {
-  if (v === undefined || v.trim() === '') return null;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
+/** What a UPS may say and be believed: beyond these a reading is not one (a peer's 1e300 or -5000). */
+const MAX_LOAD_PCT = 1000;
+const MAX_WATTS = 10_000_000;
+const MAX_RUNTIME_S = 10_000_000;
+
+/** A plain decimal from 0 to `max` ("34", "1540", "87.5"), or null: not hex, not an exponent, not negative. */
+function num(v: string | undefined, max: number): number | null {
+  const t = v?.trim();
+  if (t === undefined || !/^\d{1,12}(?:\.\d{1,12})?$/.test(t)) return null;
+  const n = Number(t);
+  return n <= max ? n : null;
+}
+
+function positive(n: number | null): number | null {
+  return n !== null && n > 0 ? n : null;
 }
