@@ -115,3 +115,45 @@ test('xpu-smi ps -j: processes by device index, memory from KiB to MiB', () => {
   assert.match(err(parseXpuProcesses('PID       Command')), /expected the JSON of xpu-smi ps -j/);
   assert.match(err(parseXpuProcesses('{"device_util_by_proc_list":[{"process_name":"python3"}]}')), /without a numeric process_id/);
 });
+
+// ---- hostile output: what a broken or hostile host prints is refused, never believed, never a hang --
+
+test('a line of 200,000 brackets is read in linear time: a parse error, not a process frozen for minutes', () => {
+  // Synchronous: no test timeout can interrupt it, so the deadline is asserted (generously: a
+  // backtracking header match took 165 s here, the linear one milliseconds).
+  const t0 = performance.now();
+  for (const junk of ['['.repeat(200_000), '('.repeat(200_000)]) {
+    assert.equal(parseNvidiaGpus(junk).ok, false);
+    assert.equal(parseNvidiaApps(junk).ok, false);
+  }
+  assert.ok(performance.now() - t0 < 10_000, `${Math.round(performance.now() - t0)} ms for four parses`);
+});
+
+test('more GPUs or processes than one host has is not its answer; figures over 9 digits or over the total are not readings', () => {
+  const many = [HEADER, ...Array.from({ length: 65 }, (_, i) => `${i}, GPU-${i}, H100, 81559, 1, 81558`)].join('\n');
+  const r = parseNvidiaGpus(many);
+  assert.ok(!r.ok && /over 64 rows/.test(r.error), JSON.stringify(r).slice(0, 200));
+  for (const row of [`0, GPU-0, H100, 81559, 1, ${'9'.repeat(400)}`, '0, GPU-0, H100, 81559, 1, 9999999', '0, GPU-0, H100, 81559, 90000, 100']) {
+    const one = parseNvidiaGpus(`${HEADER}\n${row}`);
+    assert.equal(one.ok, false, row.slice(0, 60));
+  }
+  const apps = parseNvidiaApps(`gpu_uuid, pid, process_name, used_memory [MiB]\nGPU-0, 11, big, ${'9'.repeat(400)}`);
+  assert.equal(apps.ok, false, 'a process using more MiB than a number holds');
+});
+
+test('xpu-smi JSON nested too deep to show is a parse error, not a throw that loses the card', () => {
+  const deep = `{"device_util_by_proc_list":[${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}]}`;
+  const r = parseXpuProcesses(deep);
+  assert.equal(r.ok, false);
+  const negative = parseXpuProcesses('{"device_util_by_proc_list":[{"process_id":7,"device_id":0,"mem_size":-1024}]}');
+  assert.ok(negative.ok && negative.value[0]!.usedMiB === null, 'a negative size is no size');
+});
+
+test('a GPU name or process name comes cleaned and cut: no escape sequence, no 3 MB name', () => {
+  const r = parseNvidiaGpus(`${HEADER}\n0, GPU-0, \u001b[31mH100\u202e${'x'.repeat(3000)}, 81559, 1, 81558`);
+  assert.ok(r.ok);
+  if (r.ok) {
+    assert.doesNotMatch(r.value[0]!.name ?? '', /[\u001b\u202e]/);
+    assert.ok((r.value[0]!.name ?? '').length <= 120);
+  }
+});

@@ -376,3 +376,14 @@ test('the drill fleet through drills/bin: every GPU measured, only ana-ml2 GPU1 
   assert.equal(gpuOf(all['brutus GPU0']).totalMiB, 24_480);
   assert.match(all['fv-ml1 GPU0']!.measuredBy, /^ssh -o BatchMode=yes -o ConnectTimeout=2 drill@127\.0\.1\.10 nvidia-smi --query-gpu=/);
 });
+
+test('two GPUs reporting one UUID: a process on it is counted on neither card, and the cards say why', async () => {
+  const findings = (await probe(fleetOf(INVENTORY), 'ana-ml2', probeEnv(['dup-uuid']))).filter((f) => f.subject.kind === 'gpu');
+  assert.deepEqual(findings.map((f) => f.target), ['ana-ml2 GPU0', 'ana-ml2 GPU1']);
+  for (const f of findings) {
+    assert.deepEqual(gpuOf(f).processes, [], `${f.target}: no process put on it`);
+    assert.match(f.detail, /not attributed/, f.target);
+  }
+  // The memory figures are still judged: GPU1 is under the floor.
+  assert.equal(findings[1]?.status, 'degraded');
+});

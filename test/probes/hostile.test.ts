@@ -440,8 +440,10 @@ sites: { lab: { hosts: { lab-gpu: { address: 127.0.0.1, ssh: local, gpus: [{ ind
   const env = testProbeEnv({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, pathPrefix: [FIXTURES + 'escapes'] });
   const findings = await runAll(planGpuTasks(fleet, { sites: ['lab'] }, env));
   assert.equal(findings.length, 2);
-  // The tool did send them: the raw UUID is kept as data, for what decides on it.
-  assert.ok(findings.some((f) => f.data.kind === 'gpu' && f.data.gpu.uuid?.includes('\x1b[32m')));
+  // The tool did send them; what is kept as data is cleaned too (it is shown, exported and journalled),
+  // and no cleaning can make a UUID match the inventory's that did not.
+  assert.deepEqual(findings.map((f) => (f.data.kind === 'gpu' ? f.data.gpu.uuid : null)), ['GPU-ok-3e5f', 'GPU-twin-7a1c']);
+  assert.ok(findings.every((f) => f.data.kind === 'gpu' && !/[\x00-\x1f\x7f-\x9f]/.test(`${f.data.gpu.name}`)));
   assert.match(findings[0]!.detail, /the inventory expects GPU-0d1e2f3a-expected, the card at this index is GPU-ok-3e5f\)$/);
   assert.equal(findings[1]!.target, 'lab-gpu GPU0 (GPU-twin-7a1c)');
   for (const f of findings) {

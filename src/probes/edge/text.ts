@@ -12,8 +12,10 @@ const ESCAPES =
   /\x1b\[[0-?]*[ -/]*[@-~]?|\x9b[0-?]*[ -/]*[@-~]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?|\x1b[()*+\-./][ -~]?|\x1b[ -~]?/g;
 // Line breaks of every kind, including NEL (C1), LS and PS, which some renderers break on.
 const BREAKS = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/g;
-// C0, DEL, C1, and the bidi controls that reorder what is shown (Trojan Source).
-const CONTROLS = /[\x00-\x08\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// C0, DEL, C1, the bidi controls that reorder what is shown (Trojan Source), and the invisible ones
+// (soft hyphen, zero-width space and joiners, word joiner, BOM) that split a key so that it reads the
+// same on screen and escapes its redaction.
+const CONTROLS = /[\x00-\x08\x0e-\x1f\x7f-\x9f\xad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** One safe line: no escape sequence, no control or bidi character, no line break; runs of

@@ -3,6 +3,7 @@
 // matter. Bracketed values (`[N/A]`, `[Not Supported]`, `[Unknown Error]`, ...) become null.
 // Nothing here throws: output that is not what we asked for is a parse error with the offending text.
 
+import { clean, cut } from '../edge/text.ts';
 import type { GpuMemory } from '../types.ts';
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -64,6 +65,12 @@ const XPU_GPU_COLUMNS: Record<string, GpuField> = {
 
 const REQUIRED_GPU: GpuField[] = ['index', 'total', 'used', 'free'];
 const REQUIRED_APP: AppField[] = ['pid', 'name', 'used'];
+/** Rows one host's answer may have: more GPUs or processes than this is not one host's answer (a peer's
+ * 200,000 lines made as many findings). */
+export const MAX_GPU_ROWS = 64;
+export const MAX_PROCESS_ROWS = 4096;
+/** A name or UUID as kept and shown. */
+const MAX_TEXT = 120;
 
 export function parseNvidiaGpus(text: string): ParseResult<GpuRow[]> {
   return parseGpuCsv(text, NVIDIA_GPU_COLUMNS, 'nvidia-smi --query-gpu');
@@ -76,7 +83,7 @@ export function parseXpuGpus(text: string): ParseResult<GpuRow[]> {
 /** `--query-compute-apps`: empty output or a header alone means no process. */
 export function parseNvidiaApps(text: string): ParseResult<ProcessRow[]> {
   if (text.trim() === '') return { ok: true, value: [] };
-  const table = readCsv(text, NVIDIA_APP_COLUMNS, [...REQUIRED_APP, 'uuid'], 'name', 'nvidia-smi --query-compute-apps');
+  const table = readCsv(text, NVIDIA_APP_COLUMNS, [...REQUIRED_APP, 'uuid'], 'name', 'nvidia-smi --query-compute-apps', MAX_PROCESS_ROWS);
   if (!table.ok) return table;
   const rows: ProcessRow[] = [];
   for (const { get, line } of table.value) {
@@ -84,7 +91,7 @@ export function parseNvidiaApps(text: string): ParseResult<ProcessRow[]> {
     if (pid === null) return bad(`pid is not a number in ${quote(line)}`);
     const used = mib(get('used'));
     if (used === undefined) return bad(`used_memory is not a number in ${quote(line)}`);
-    rows.push({ gpuUuid: text1(get('uuid')), gpuIndex: null, pid, name: get('name') ?? '', usedMiB: used });
+    rows.push({ gpuUuid: text1(get('uuid')), gpuIndex: null, pid, name: shown(get('name') ?? ''), usedMiB: used });
   }
   return { ok: true, value: rows };
 }
@@ -106,19 +113,20 @@ export function parseXpuProcesses(text: string): ParseResult<ProcessRow[]> {
   const list = Array.isArray(json) ? json : pick(json, ['device_util_by_proc_list', 'processes', 'process_list']);
   if (list === undefined) return { ok: true, value: [] };
   if (!Array.isArray(list)) return bad(`expected a process list in xpu-smi ps -j, got ${quote(text)}`);
+  if (list.length > MAX_PROCESS_ROWS) return bad(`over ${MAX_PROCESS_ROWS} processes in xpu-smi ps -j: not one host's answer`);
   const rows: ProcessRow[] = [];
   for (const entry of list) {
     const pid = pick(entry, ['process_id', 'pid']);
     const device = pick(entry, ['device_id', 'deviceId', 'gpu_id']);
     const name = pick(entry, ['process_name', 'command', 'name']);
     const kib = pick(entry, ['mem_size', 'memory', 'mem']);
-    if (typeof pid !== 'number' || !Number.isInteger(pid)) return bad(`a process without a numeric process_id in ${quote(JSON.stringify(entry))}`);
+    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 0) return bad(`a process without a numeric process_id in ${quote(described(entry))}`);
     rows.push({
       gpuUuid: null,
-      gpuIndex: typeof device === 'number' ? device : typeof device === 'string' && /^\d+$/.test(device) ? Number(device) : null,
+      gpuIndex: typeof device === 'number' && Number.isInteger(device) && device >= 0 && device <= MAX_FIGURE ? device : typeof device === 'string' ? integer(device) : null,
       pid,
-      name: typeof name === 'string' ? name : '',
-      usedMiB: typeof kib === 'number' && Number.isFinite(kib) ? Math.round(kib / 1024) : null,
+      name: typeof name === 'string' ? shown(name) : '',
+      usedMiB: typeof kib === 'number' && kib >= 0 && kib / 1024 <= MAX_FIGURE ? Math.round(kib / 1024) : null,
     });
   }
   return { ok: true, value: rows };
@@ -126,7 +134,7 @@ export function parseXpuProcesses(text: string): ParseResult<ProcessRow[]> {
 
 function parseGpuCsv(text: string, columns: Record<string, GpuField>, what: string): ParseResult<GpuRow[]> {
   if (text.trim() === '') return bad(`${what} printed nothing`);
-  const table = readCsv(text, columns, REQUIRED_GPU, 'name', what);
+  const table = readCsv(text, columns, REQUIRED_GPU, 'name', what, MAX_GPU_ROWS);
   if (!table.ok) return table;
   const rows: GpuRow[] = [];
   for (const { get, line } of table.value) {
@@ -136,6 +144,8 @@ function parseGpuCsv(text: string, columns: Record<string, GpuField>, what: stri
     const used = mib(get('used'));
     const free = mib(get('free'));
     if (total === undefined || used === undefined || free === undefined) return bad(`a memory figure is not a number in ${quote(line)}`);
+    // Free or used above the total is not a reading a margin can be judged on.
+    if (total !== null && ((free !== null && free > total) || (used !== null && used > total))) return bad(`memory figures over the total in ${quote(line)}`);
     rows.push({ index, uuid: text1(get('uuid')), name: text1(get('name')), totalMiB: total, usedMiB: used, freeMiB: free });
   }
   return { ok: true, value: rows };
@@ -157,9 +167,12 @@ function readCsv<F extends string>(
   required: F[],
   freeText: F | null,
   what: string,
+  maxRows: number,
 ): ParseResult<CsvRow<F>[]> {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !/^warning\b/i.test(l));
-  const at = lines.findIndex((l) => {
+  // The header is among the first lines, and short: a long or late line is not looked into.
+  const at = lines.findIndex((l, i) => {
+    if (i >= HEADER_WITHIN || l.length > MAX_HEADER) return false;
     const names = splitFields(l).map(headerName);
     return required.every((f) => names.some((n) => columns[n] === f));
   });
@@ -173,6 +186,7 @@ function readCsv<F extends string>(
     const f = columns[n];
     if (f !== undefined && !position.has(f)) position.set(f, i);
   });
+  if (lines.length - at - 1 > maxRows) return bad(`over ${maxRows} rows from ${what}: not one host's answer`);
   const rows: CsvRow<F>[] = [];
   for (const line of lines.slice(at + 1)) {
     let raw = line.split(',');
@@ -195,9 +209,22 @@ function splitFields(line: string): string[] {
   return line.split(',').map((f) => f.trim());
 }
 
-/** `memory.total [MiB]` → `memory.total`; `Memory.Used (MiB)` → `memory.used`. */
+const HEADER_WITHIN = 50;
+const MAX_HEADER = 1024;
+/** The largest figure believed (MiB, an index): 9 digits. */
+const MAX_FIGURE = 999_999_999;
+
+/** `memory.total [MiB]` → `memory.total`; `Memory.Used (MiB)` → `memory.used`. No regex: one that
+ * backtracks took hours over a line of 64,000 `[` while the whole process stood still. */
 function headerName(h: string): string {
-  return h.replace(/\s*[[(][^\])]*[\])]\s*$/, '').trim().toLowerCase();
+  let s = h.trim();
+  const last = s.charAt(s.length - 1);
+  if (last === ']' || last === ')') {
+    const open = Math.max(s.lastIndexOf('['), s.lastIndexOf('('));
+    const inner = open < 0 ? '' : s.slice(open + 1, -1);
+    if (open >= 0 && !inner.includes(']') && !inner.includes(')')) s = s.slice(0, open);
+  }
+  return s.trim().toLowerCase();
 }
 
 function isMissing(v: string): boolean {
@@ -207,16 +234,30 @@ function isMissing(v: string): boolean {
 /** A MiB figure: null when the tool says it has none, undefined when it is not a number at all. */
 function mib(v: string | undefined): number | null | undefined {
   if (v === undefined || isMissing(v)) return null;
-  const m = /^(\d+(?:\.\d+)?)\s*(?:MiB)?$/i.exec(v);
+  const m = /^(\d{1,9}(?:\.\d{1,6})?)\s*(?:MiB)?$/i.exec(v);
   return m ? Math.round(Number(m[1])) : undefined;
 }
 
 function integer(v: string | undefined): number | null {
-  return v !== undefined && /^\d+$/.test(v) ? Number(v) : null;
+  return v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : null;
 }
 
 function text1(v: string | undefined): string | null {
-  return v === undefined || isMissing(v) ? null : v;
+  return v === undefined || isMissing(v) ? null : shown(v);
+}
+
+/** A name or UUID from the tool, as kept and shown: cleaned, cut. */
+function shown(v: string): string {
+  return cut(clean(v), MAX_TEXT);
+}
+
+/** An entry of a JSON answer, for a message: however deep it is nested. */
+function described(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return `(${Array.isArray(v) ? 'an array' : typeof v} too deep to show)`;
+  }
 }
 
 function pick(obj: unknown, keys: string[]): unknown {

@@ -9,12 +9,12 @@
 import type { Fleet, HostRef } from '../../inventory/fleet.ts';
 import { measured } from '../finding.ts';
 import { runCommand, type CommandResult } from '../edge/exec.ts';
-import { clean, firstLine, firstSentence } from '../edge/text.ts';
+import { clean, cut, firstLine, firstSentence } from '../edge/text.ts';
 import { failedInSsh, first60, runFailure, sshFailure, type Failure } from '../edge/remote.ts';
 import { graceFor } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask, Provenance } from '../types.ts';
 import { cardFindings, failureFindings, missingFinding, type GpuContext } from './findings.ts';
-import type { ProcessRow } from './parse.ts';
+import type { GpuRow, ProcessRow } from './parse.ts';
 import { pairWithInventory } from './pairing.ts';
 import { NVIDIA, XPU, type Vendor } from './vendors.ts';
 
@@ -77,9 +77,17 @@ async function probeHost(
   if (appsFailed) {
     appsNote = `process list unavailable: ${appsFailed.detail}`;
   } else {
-    const p = vendor.parseApps(apps.stdout);
-    if (p.ok) processes = p.value;
-    else appsNote = `process list unparseable: ${first60(apps.stdout)}`;
+    // A parser that throws must not take the memory figures with it: the process list is only a note then.
+    let p: ReturnType<Vendor['parseApps']>;
+    try {
+      p = vendor.parseApps(apps.stdout);
+    } catch {
+      p = { ok: false, error: 'the parser failed' };
+    }
+    if (p.ok) {
+      processes = unambiguous(p.value, parsed.value);
+      if (processes.length < p.value.length) appsNote = 'processes on a GPU that two rows name alike (UUID or index) are not attributed';
+    } else appsNote = `process list unparseable: ${first60(apps.stdout)}`;
   }
   const ctx: GpuContext = { fleet, vendor, processes, appsNote, ...ctxBase };
   const out: Finding[] = [];
@@ -90,16 +98,31 @@ async function probeHost(
   return out;
 }
 
+/** The processes that can be put on one GPU: none on a UUID (or index) two rows report, which would
+ * count one seat's process on both cards. */
+function unambiguous(processes: ProcessRow[], rows: GpuRow[]): ProcessRow[] {
+  const twice = (keys: (string | number | null)[]): Set<string | number> => {
+    const seen = new Set<string | number>();
+    const again = new Set<string | number>();
+    for (const k of keys) if (k !== null) (seen.has(k) ? again : seen).add(k);
+    return again;
+  };
+  const uuids = twice(rows.map((r) => r.uuid));
+  const indexes = twice(rows.map((r) => r.index));
+  if (uuids.size === 0 && indexes.size === 0) return processes;
+  return processes.filter((x) => (x.gpuUuid !== null ? !uuids.has(x.gpuUuid) : x.gpuIndex === null || !indexes.has(x.gpuIndex)));
+}
+
 /** Why a query gave no usable output, or null when it exited 0. */
 function failure(r: CommandResult, host: HostRef, vendor: Vendor, env: ProbeEnv): Failure | null {
   const remote = host.host.ssh !== 'local';
   const ran = runFailure(r, { launcher: remote ? 'ssh' : vendor.tool, tool: vendor.tool, timeoutMs: env.timeoutMs, maxBytes: env.maxOutputBytes });
   if (ran !== undefined) return ran;
-  const errLine = clean(firstLine(r.stderr));
+  const errLine = cut(clean(firstLine(r.stderr)), 160);
   if (remote && r.exitCode === 255 && failedInSsh(r, SSH_WORDS, GPU_WORDS)) return sshFailure(host.host.ssh, errLine);
   if (r.exitCode === null || r.exitCode === undefined) return { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} failed: ${errLine || r.code}` };
   // nvidia-smi prints its own failures on stdout; ssh and shells use stderr.
-  const said = clean(firstSentence(firstLine(r.stdout) || errLine));
+  const said = cut(clean(firstSentence(firstLine(r.stdout) || errLine)), 160);
   if (remote && r.exitCode === 127) return { status: 'unknown', reason: 'tool_missing', detail: `${vendor.tool} not found on PATH on ${host.name}${said ? ` (${said})` : ''}` };
   return vendor.exitMeaning(r.exitCode, said) ?? { status: 'unknown', reason: 'tool_failed', detail: `${vendor.tool} exited ${r.exitCode}${said ? `: ${said}` : ''}` };
 }
