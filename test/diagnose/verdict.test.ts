@@ -99,6 +99,17 @@ test('a 500 that does not name the backend, with the backend healthy, is the gat
   assert.notEqual(v.runbook, 'backend-down');
 });
 
+test('a model named like a backend failure (cuda-coder, bge-OOM-test) in a router error is still the gateway side', () => {
+  for (const body of [
+    'litellm.BadRequestError: No deployments available for selected model. Passed model=cuda-coder',
+    'litellm.InternalServerError: router has no deployment ready. Received Model Group=bge-OOM-test',
+    'litellm.InternalServerError: no healthy deployment for cuda-coder',
+  ]) {
+    const gen = alias(fleet, 'gen', status(500, body), ok());
+    assert.equal(gen.reason, 'gateway_fault', body);
+  }
+});
+
 test('all up: ok, no runbook', () => {
   const v = diagnose(['fv'], [alias(fleet, 'gen', 'ok'), address('fv', 'host', 'fv-ml1', true)]);
   assert.deepEqual({ status: v.status, runbook: v.runbook, headline: v.headline }, { status: 'ok', runbook: null, headline: 'all 2 checks up' });

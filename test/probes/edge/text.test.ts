@@ -172,3 +172,11 @@ test('redactStrings: a cycle does not loop; non-plain objects are kept', () => {
   assert.equal((out.a as { text: string }).text, '[redacted]');
   assert.equal(out.when, when);
 });
+
+test('a key split by invisible characters (zero-width space, soft hyphen, word joiner, BOM) is cleaned whole, then redacted', () => {
+  const key = 'sk-seatbelt-0123456789abcdef';
+  for (const hide of ['\u200b', '\u00ad', '\u2060', '\ufeff', '\u200d']) {
+    const said = `upstream refused sk-seatbelt-${hide}0123456789abcdef today`;
+    assert.equal(redact(clean(said), [key]), 'upstream refused [redacted] today', JSON.stringify(hide));
+  }
+});
