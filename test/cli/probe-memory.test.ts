@@ -76,7 +76,11 @@ aliases:
     // The next run asks the alias that hung first, and the text report says so.
     const text = await seat(args.filter((a) => a !== '--json'), env);
     assert.equal(text.code, 1, text.stderr);
-    assert.match(text.stdout, /each target waited at most [\d,]+ ms; 1 target that cost the timeout last time asked first/);
+    // On a busy machine the start-up can take over half the timeout: the report then says the other thing.
+    assert.match(
+      text.stdout,
+      /each target (?:waited at most [\d,]+ ms|still waited [\d,]+ ms \(half the timeout\) and the command took longer); 1 target that cost the timeout last time asked first/,
+    );
 
     // A memory file that is not ours is an empty memory, never a failed probe; it is written afresh.
     await writeFile(join(state, 'seatbelt', 'probe-memory', files[0]!), '{"v":1,"slow":[1,2,{}],"restarts":"x"}\u0000garbage');

@@ -177,7 +177,11 @@ export function errorLine(json: unknown, text: string, secrets: readonly string[
           ? j.message
           : typeof detail0 === 'string'
             ? detail0
-            : text;
+            : // JSON with no message where one is looked for: its text as parsed, so a key written with
+              // escapes (\u0073k-…) is redacted like any other.
+              json !== undefined
+              ? JSON.stringify(json)
+              : text;
   const first = (msg.split(/\r\n|[\n\r\u2028\u2029]/).find((l) => clean(l) !== '') ?? '')
     .replace(/^(litellm\.)?(\w+): \2: /, '$1$2: ')
     .replace(/\.? Received Model Group=\S*$/, '');

@@ -111,6 +111,8 @@ test('error lines: LiteLLM, vLLM and FastAPI bodies, cleaned, redacted, one line
     ['\n\x1b[31mInternal Server Error\x1b[0m\nseat gen up', 500, 'Internal Server Error'],
     [JSON.stringify({ error: { message: `bad key ${SECRET}\u202e` } }), 401, 'bad key [redacted]'],
     [JSON.stringify({ error: 'plain string error' }), 400, 'plain string error'],
+    // No message where one is looked for, and the key written with JSON escapes: still redacted.
+    [`{"error":{"message":{"why":"refused \\u0073${SECRET.slice(1)}"}}}`, 401, '{"error":{"message":{"why":"refused [redacted]"}}}'],
   ];
   for (const [body, status, want] of cases) {
     const lb = await loopback((_req, res) => {
