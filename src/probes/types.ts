@@ -160,6 +160,9 @@ export interface HttpOutcome {
   error?: string;
   /** Where a redirect pointed (not followed). */
   location?: string;
+  /** The error body, read whole (not only its first line), names the backend: CUDA, OOM, an engine
+   * error, a provider's exception (gateway/attribution.ts namesBackend). Absent when it does not. */
+  backendSaid?: true;
   latencyMs: number;
 }
 

@@ -67,6 +67,16 @@ test('a seat that answers /health 200 but fails every request: gen is down on it
   assert.equal(one(findings, 'alias', 'coder').status, 'up');
 });
 
+test('a traceback whose first line names nobody, with CUDA out of memory further down, is still the backend failing', LIMIT, async (t) => {
+  const d = await drill(t, SEED_000);
+  const message = 'Traceback (most recent call last):\n  File "/opt/vllm/engine.py", line 212, in step\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB';
+  d.gateway.set('gen', { mode: 'error', status: 500, body: { error: { message, code: '500' } } });
+  const gen = one(await gatewayProbe(d), 'alias', 'gen');
+  assert.match(gen.detail, /^HTTP 500 through the gateway: Traceback \(most recent call last\):/, 'the line shown is the first');
+  assert.equal(gen.reason, 'backend_failing', gen.detail);
+  assert.equal(aliasData(gen).attribution, 'backend-failing');
+});
+
 test('an alias meant for admin only (aliases.<a>.keys) is up when only admin lists it; one meant for both stays degraded', LIMIT, async (t) => {
   const yaml = DRILL_YAML.replace('gen-large:    { kind: chat, seats: [flash-next] }', 'gen-large:    { kind: chat, seats: [flash-next], keys: [admin] }');
   assert.notEqual(yaml, DRILL_YAML, 'the inventory says gen-large is for admin only');

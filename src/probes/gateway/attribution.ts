@@ -51,7 +51,7 @@ export function attribute(args: {
   if (requestFailures.length > 0 && seats.length > 0) {
     if (good.length === 0) return { attribution: 'backend', reason: 'backend_down', words: `; gateway OK, backend ${badText} → the backend is down, not the gateway` };
     if (bad.length > 0) return { attribution: 'mixed', reason: 'backend_down', words: `; backend ${badText}, but ${goodText} answers /health 200` };
-    const named = requestFailures.find((o) => namesBackend(o.error));
+    const named = requestFailures.find((o) => o.backendSaid === true || namesBackend(o.error));
     if (named) {
       return {
         attribution: 'backend-failing',

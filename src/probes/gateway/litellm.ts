@@ -3,6 +3,7 @@
 import type { AliasRef, SeatRef } from '../../inventory/fleet.ts';
 import { httpRequest, type HttpInit } from '../edge/http.ts';
 import { clean, cut } from '../edge/text.ts';
+import { namesBackend } from './attribution.ts';
 import { ModelListScanner } from './listing.ts';
 import type { HttpOutcome, ProbeEnv } from '../types.ts';
 
@@ -78,7 +79,12 @@ export class Gateway {
       now: this.env.now,
       secrets: this.secrets,
       ...(sink ? { sink } : {}),
-    }).then((r) => ({ outcome: toOutcome(r.outcome), json: r.json }));
+    }).then((r) => {
+      const outcome = toOutcome(r.outcome);
+      // A traceback's first line rarely says whose it is: the whole body is read for the backend's words.
+      if (!outcome.ok && r.text !== '' && namesBackend(r.text)) outcome.backendSaid = true;
+      return { outcome, json: r.json };
+    });
   }
 
   async list(key: Key, signal: AbortSignal): Promise<Listing> {
