@@ -22,7 +22,7 @@ export async function runPing(argv: string[], env: ProbeEnv, budgetMs: number, s
   if (r.code === 'not_found') return { result: 'skipped', why: `${argv[0] ?? 'ping'} not found on PATH` };
   if (r.code === 'timeout') return { result: 'failed', why: `none within ${budgetMs} ms` };
   if (r.code === 'stopped') return { result: 'failed', why: 'stopped' };
-  if (r.code === 'too_large') return { result: 'failed', why: `ping wrote over 64 KiB: stopped, not read` };
+  if (r.code === 'too_large') return { result: 'failed', why: 'ping wrote over 64 KiB: stopped, not read' };
   // Exit 1: sent, and no echo reply came (a router may have said why); 2 and others: ping could not send at all.
   const icmpError = firstLine(r.stdout.split('\n').filter((l) => /unreachable|prohibited|exceeded/i.test(l)).join('\n'));
   const said = cut(clean(firstLine(r.stderr) || icmpError), 160);
