@@ -57,6 +57,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     case 'diagnose':
       if (command.seat !== undefined) break; // docker logs over ssh: the inventory says how
       return (await import('./diagnose.ts')).diagnoseToTerminal(command, null, io);
+    case 'powerlog':
+      // A power log read at 3 a.m. needs no inventory: without one it is not put beside a UPS.
+      if (command.site !== undefined || (split.inventory ?? io.env.SEAT_INVENTORY)) break;
+      return (await import('./powerlog.ts')).powerlogToTerminal(command, null, io);
     case 'runbook list':
     case 'runbook check': {
       const { runbooksToTerminal } = await import('./runbooks.ts');

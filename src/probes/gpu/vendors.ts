@@ -42,11 +42,18 @@ export const NVIDIA: Vendor = {
       case 9: return { status: 'down', reason: 'driver_failure', detail: `driver not loaded ${why(said, "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")}` };
       case 12: return { status: 'unknown', reason: 'driver_failure', detail: `NVML library missing ${why(said, 'nvidia-smi exit 12')}` };
       case 15: return { status: 'down', reason: 'fallen_off_bus', detail: `GPU has fallen off the bus ${why(said, 'nvidia-smi exit 15')}` };
-      case 255: return { status: 'unknown', reason: 'driver_failure', detail: `driver error ${why(said, 'nvidia-smi exit 255')}` };
+      // 255 is also what nvidia-smi exits with for an option it does not know (seen on driver
+      // 580): that is this tool's version, not the driver, and no reason to touch the driver.
+      case 255: return OPTION_UNKNOWN.test(said)
+        ? { status: 'unknown', reason: 'tool_failed', detail: `nvidia-smi does not take the probe's query: another version of the tool? ${why(said, 'exit 255')}` }
+        : { status: 'unknown', reason: 'driver_failure', detail: `driver error ${why(said, 'nvidia-smi exit 255')}` };
       default: return null;
     }
   },
 };
+
+/** nvidia-smi's words for an option it does not know: `ERROR: Option --x is not recognized. Please run 'nvidia-smi -h'.` */
+const OPTION_UNKNOWN = /\boption\b.*\bnot recognized\b|run 'nvidia-smi -h'/i;
 
 // Exit codes from intel/xpumanager cli/src/exit_code.h (1.x; 2.0 keeps the CLI's error numbers).
 export const XPU: Vendor = {
