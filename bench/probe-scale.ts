@@ -15,6 +15,7 @@ import { anchors, curlAvailable } from './probe-curl.ts';
 import { median, mib, reportFacts, runCli, runProcess, scaleShape, spread, startBenchFleet, type BenchFleet, type Placement, type ProcessRun } from './probe-fleet.ts';
 
 const FLOOR = fileURLToPath(new URL('./http-floor.mjs', import.meta.url));
+const WIRE_FLOOR = fileURLToPath(new URL('./wire-floor.ts', import.meta.url));
 
 const RUNS = 3;
 const TIMEOUT_MS = 3000;
@@ -34,6 +35,8 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
   const cpuPerRun = new Map<number, number[]>();
   const floorCpu: number[] = [];
   const floorWall: number[] = [];
+  const wireCpu: number[] = [];
+  const wireWall: number[] = [];
   let worst = 0;
   for (const n of SIZES) {
     for (const where of PLACEMENTS) {
@@ -51,9 +54,13 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
           cli.push(await runCli(fleet, ['probe', 'fv', '--json']));
           first.push(await runCli(fleet, ['probe', 'fv', '--json'], { memory: false }));
           if (n === SIZES[SIZES.length - 1]) {
-            const floor = await httpFloor(fleet, shape.aliases.filter(([, b]) => b.mode !== 'hang').map(([a]) => a));
+            const answering = shape.aliases.filter(([, b]) => b.mode !== 'hang').map(([a]) => a);
+            const floor = await clientFloor(fleet, answering, 'node:http');
             floorCpu.push(floor.cpuMs);
             floorWall.push(floor.wallMs);
+            const wire = await clientFloor(fleet, answering, 'wire');
+            wireCpu.push(wire.cpuMs);
+            wireWall.push(wire.wallMs);
           }
         }
         const wall = cli.map((r) => r.wallMs);
@@ -87,23 +94,26 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
   const perTarget = ((big - small) / (SIZES[1]! - SIZES[0]!)) * 1000;
   const big_n = SIZES[SIZES.length - 1]!;
   const floorPer = (median(floorCpu) / (big_n - 3 + 1)) * 1000;
+  const wirePer = (median(wireCpu) / (big_n - 3 + 1)) * 1000;
+  const rounds = Math.ceil((big_n - 3) / CONCURRENCY);
   lines.push(
     `probe-scale: CPU per alias target ${perTarget.toFixed(0)} µs (user + system: (median CPU of the ${SIZES[1]} runs − that of the ${SIZES[0]} runs) / ${SIZES[1]! - SIZES[0]!}, so start-up cancels out); whole-process CPU / aliases: ${((small / SIZES[0]!) * 1000).toFixed(0)} µs at ${SIZES[0]}, ${((big / SIZES[1]!) * 1000).toFixed(0)} µs at ${SIZES[1]}`,
-    `probe-scale:   baseline: a bare node:http client (bench/http-floor.mjs: same pool size, the listing and the ${big_n - 3} answering requests, bodies parsed, nothing else; its own process, start-up not counted) ${floorPer.toFixed(0)} µs per request (${spread(floorCpu, 0, ' ms')} CPU) → seat is ${(perTarget / floorPer).toFixed(2)}x that per target`,
-    `probe-scale:   a first run's floor: that bare client takes ${spread(floorWall, 0, ' ms')} to get those answers, so any node client with nothing remembered sends an alias placed last that late, and it then waits its timeout: ${((median(floorWall) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x the bound at best on this machine (its exit not counted; seat's start-up is spent of the timeout) (the ${big_n} "first run, last" line against it)`,
+    `probe-scale:   baselines, each its own process making the listing and the ${big_n - 3} answering requests with the same pool size, bodies parsed, nothing else (start-up not counted): a bare node:http client (bench/http-floor.mjs) ${floorPer.toFixed(0)} µs per request (${spread(floorCpu, 0, ' ms')} CPU) → seat is ${(perTarget / floorPer).toFixed(2)}x that per target; seat's own client alone (bench/wire-floor.ts: src/probes/edge/wire.ts, no probe around it) ${wirePer.toFixed(0)} µs per request (${spread(wireCpu, 0, ' ms')} CPU) → seat is ${(perTarget / wirePer).toFixed(2)}x that`,
+    `probe-scale:   a first run's floor: an alias placed last is asked only once the ${big_n - 3} before it are answered. At ${CONCURRENCY} at a time and 20 ms each that is ${rounds} rounds, ${rounds * 20} ms (${((rounds * 20 + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x the bound with no CPU at all); measured, the bare node:http client takes ${spread(floorWall, 0, ' ms')} (${((median(floorWall) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) and seat's client alone ${spread(wireWall, 0, ' ms')} (${((median(wireWall) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) on this machine, with this gateway stand-in (its exit not counted; seat's start-up is spent of the timeout) (the ${big_n} "first run, last" line against them)`,
   );
   return { lines, worst };
 }
 
-/** Wall and CPU (ms) of the bare node:http client making the same answering requests. */
-async function httpFloor(fleet: BenchFleet, answering: string[]): Promise<{ wallMs: number; cpuMs: number }> {
+/** Wall and CPU (ms) of a bare client making the same answering requests: node:http, or seat's own. */
+async function clientFloor(fleet: BenchFleet, answering: string[], client: 'node:http' | 'wire'): Promise<{ wallMs: number; cpuMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'seatbelt-bench-floor-'));
   try {
     const list = join(dir, 'aliases.json');
     await writeFile(list, JSON.stringify(answering));
-    const run = await runProcess(process.execPath, [FLOOR, fleet.gateway.url, list, String(CONCURRENCY)], fleet.env);
-    const m = /FLOOR ([\d.]+) ([\d.]+)/.exec(run.stdout);
-    if (!m) throw new Error(`http-floor said nothing: exit ${run.code}`);
+    const args = client === 'wire' ? ['--import', 'tsx', WIRE_FLOOR] : [FLOOR];
+    const run = await runProcess(process.execPath, [...args, fleet.gateway.url, list, String(CONCURRENCY)], fleet.env);
+    const m = /(?:FLOOR|WIRE) ([\d.]+) ([\d.]+)/.exec(run.stdout);
+    if (!m) throw new Error(`${client} floor said nothing: exit ${run.code}`);
     return { wallMs: Number(m[1]), cpuMs: Number(m[2]) };
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -6,12 +6,15 @@ const { performance } = require('node:perf_hooks');
 let first = null;
 let last = null;
 let requests = 0;
-subscribe('http.client.request.start', () => {
+const started = () => {
   const t = performance.now();
   first ??= t;
   last = t;
   requests += 1;
-});
+};
+// seatbelt's own client (src/probes/edge/wire.ts), and node:http where something still uses it.
+subscribe('seatbelt.http.request.start', started);
+subscribe('http.client.request.start', started);
 process.on('exit', () => {
   const cpu = process.cpuUsage();
   const lines = [`SEAT_MAX_RSS_KB=${process.resourceUsage().maxRSS}`, `SEAT_CPU_US=${cpu.user + cpu.system}`, `SEAT_EXIT_MS=${performance.now().toFixed(1)}`];
