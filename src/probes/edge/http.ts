@@ -137,7 +137,10 @@ export async function httpRequest(url: string, init: HttpInit, opts: HttpOptions
     const text = body.bytes.length === 0 ? '' : UTF8.decode(body.bytes);
     if (body.broke) {
       if (signal.aborted) return fail(aborted(), `answer cut off: ${abortWords()}`, status, body.total, text);
-      return fail(transportCode(rawCode(body.broke).code), 'answer cut off: connection broke mid-answer', status, body.total, text);
+      const broke = rawCode(body.broke);
+      // Our client's own refusal of a malformed body (a bad chunk) says which rule it broke.
+      const why = broke.code.startsWith('HPE_') ? `the body is not HTTP/1.1 as written (${broke.code})` : 'connection broke mid-answer';
+      return fail(transportCode(broke.code), `answer cut off: ${why}`, status, body.total, text);
     }
     if (body.over) return fail('too_large', `answer over ${fmtInt(cap)} bytes, cut`, status, body.total, text);
     let json: unknown;
