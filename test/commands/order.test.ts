@@ -53,3 +53,26 @@ test('names: numbers by value, case aside, and two names equal only when they ar
   }
   assert.deepEqual([...names].reverse().sort(compareNames), sorted);
 });
+
+test('the report sorts by a key made once per name, in exactly the order compareNames gives (random names, a seeded generator)', () => {
+  // Digits with and without leading zeros, both cases, punctuation on either side of the digits and
+  // of the letters, accented and astral characters: every branch of compareNames.
+  const alphabet = ['0', '0', '1', '2', '9', '9', 'a', 'A', 'b', 'B', 'z', 'Z', '-', '_', ' ', '/', ':', '@', '~', 'é', '\u00a0', '😀', '０'];
+  let seed = 12345;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let round = 0; round < 200; round++) {
+    const names = Array.from({ length: 60 }, () => Array.from({ length: 1 + next(9) }, () => alphabet[next(alphabet.length)]).join(''));
+    // Some exact duplicates, whose arrival order must stand.
+    names.push(names[0]!, names[1]!);
+    const arrived = names.map((n, i) => ({ probe: 'alias', status: i % 7 === 0 ? 'down' : 'up', target: n, i }) as unknown as Finding & { i: number });
+    const expected = [...arrived].sort((a, b) => (a.status === b.status ? 0 : a.status === 'down' ? -1 : 1) || compareNames(a.target, b.target));
+    assert.deepEqual(
+      sortFindings(arrived).map((x) => (x as Finding & { i: number }).i),
+      expected.map((x) => x.i),
+      `round ${round}`,
+    );
+  }
+});
