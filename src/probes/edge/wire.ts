@@ -53,9 +53,6 @@ export interface WireTarget {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A header value we send: visible ASCII, space and tab; nothing that could end the line. */
 const SAFE_VALUE = /^[\t\x20-\x7e]*$/;
-/** `name: value`: the name a token, the value with no control character but tab (a bare CR or LF
- * would be a line break), its surrounding blanks not part of it. One match per line. */
-const HEADER_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*((?:[^\x00-\x08\x0a-\x1f\x7f\t ]|[\t ]+(?=[^\x00-\x08\x0a-\x1f\x7f\t ]))*)[\t ]*$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/;
 const CONTENT_LENGTH = /^\d{1,15}$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[\t ]*(?:;.*)?$/;
@@ -66,14 +63,46 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 
 const HTTP1 = Buffer.from('HTTP/1.');
 
-/** The first bytes are a prefix of `HTTP/1.` (or begin with it). */
+/** The first bytes could begin a status line: `HTTP/1.`, then 0 or 1, then a space, as far as they go. */
 function startsLikeHttp(buf: Buffer): boolean {
   const n = Math.min(buf.length, HTTP1.length);
-  return buf.compare(HTTP1, 0, n, 0, n) === 0;
+  if (buf.compare(HTTP1, 0, n, 0, n) !== 0) return false;
+  if (buf.length > 7 && buf[7] !== 0x30 && buf[7] !== 0x31) return false;
+  return buf.length <= 8 || buf[8] === 0x20;
+}
+
+/**
+ * The first byte from `from` on that no head may hold, up to the head's end: a control character other
+ * than tab, CR and LF; a CR not followed by LF; an LF with no CR before it. Linear, each byte once
+ * (the caller goes on from where it stopped, less the last byte, whose LF may come next).
+ */
+function headFault(buf: Buffer, from: number): { code: string; message: string } | null {
+  const end = buf.length;
+  for (let i = from; i < end; i++) {
+    const b = buf[i]!;
+    if (b >= 0x20 && b !== 0x7f) continue;
+    if (b === 0x09) continue;
+    if (b === 0x0d) {
+      if (i + 1 < end && buf[i + 1] !== 0x0a) return { code: 'HPE_LF_EXPECTED', message: 'a CR with no LF after it' };
+      continue;
+    }
+    if (b === 0x0a) {
+      if (i === 0 || buf[i - 1] !== 0x0d) return { code: 'HPE_CR_EXPECTED', message: 'a line ended by LF alone' };
+      // The empty line: the head ends here; what follows is the body's.
+      if (i >= 3 && buf[i - 2] === 0x0a && buf[i - 3] === 0x0d) return null;
+      continue;
+    }
+    return { code: 'HPE_INVALID_HEADER_TOKEN', message: 'a control character in the head' };
+  }
+  return null;
 }
 
 function wireError(code: string, message: string): Error & { code: string } {
   return Object.assign(new Error(message), { code });
+}
+
+function poolClosed(): Error {
+  return wireError('ERR_POOL_CLOSED', 'the HTTP pool was closed');
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -100,6 +129,25 @@ type Framing = { kind: 'none' } | { kind: 'length'; left: number } | { kind: 'ch
 /** The head of one answer, parsed; or why it could not be. */
 type Head = { ok: true; status: number; keepAlive: boolean; headers: Map<string, string>; framing: Framing } | { ok: false; code: string; message: string };
 
+/** `name: value` as [lower-case name, value without its surrounding blanks], or null when the name is
+ * not a token. Control characters never get here (the head's bytes were checked as they came). */
+function headerField(line: string): [string, string] | null {
+  const colon = line.indexOf(':');
+  if (colon <= 0) return null;
+  const name = line.slice(0, colon);
+  if (!TOKEN.test(name)) return null;
+  let from = colon + 1;
+  let to = line.length;
+  while (from < to && isBlank(line.charCodeAt(from))) from++;
+  while (to > from && isBlank(line.charCodeAt(to - 1))) to--;
+  return [name.toLowerCase(), line.slice(from, to)];
+}
+
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
+
+/** A line of a chunked body (a chunk size with its extensions, a trailer) holding a control character. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
 /** Parses one header block (the status line and headers, without the empty line that ends them). */
 export function parseHead(block: string, method: string): Head {
   const lines = block.split('\r\n');
@@ -110,10 +158,9 @@ export function parseHead(block: string, method: string): Head {
   const headers = new Map<string, string>();
   const lengths: string[] = [];
   for (let i = 1; i < lines.length; i++) {
-    const h = HEADER_LINE.exec(lines[i]!);
-    if (!h) return { ok: false, code: 'HPE_INVALID_HEADER_TOKEN', message: 'a header line that is not `name: value` (or holds a control character)' };
-    const key = h[1]!.toLowerCase();
-    const value = h[2]!;
+    const field = headerField(lines[i]!);
+    if (!field) return { ok: false, code: 'HPE_INVALID_HEADER_TOKEN', message: 'a header line that is not `name: value`' };
+    const [key, value] = field;
     if (key === 'content-length') lengths.push(value);
     const had = headers.get(key);
     headers.set(key, had === undefined ? value : `${had}, ${value}`);
@@ -193,10 +240,13 @@ class Conn {
     this.pool.released(this);
   }
 
-  destroy(): void {
+  /** Closes the connection; an exchange still on it ends with `why` (its promise, a pending read). */
+  destroy(why: Error = wireError('ECONNRESET', 'the connection was closed')): void {
+    const x = this.exchange;
     this.exchange = null;
     this.socket.destroy();
     this.gone();
+    x?.broke(why);
   }
 
   private gone(): void {
@@ -216,6 +266,8 @@ class Exchange implements WireAnswer {
   private pending: Buffer | null = null;
   /** How far into `pending` the end of the head was already looked for. */
   private scanned = 0;
+  /** How far into `pending` the head's bytes were already checked (headFault). */
+  private checked = 0;
   private informational = 0;
   private framing: Framing = { kind: 'none' };
   private keepAlive = false;
@@ -258,17 +310,22 @@ class Exchange implements WireAnswer {
         case 'head': {
           // Searched from where the last piece ended (less the three bytes a split CRLFCRLF could
           // leave): a head that drips in byte by byte is not scanned again from its start each time.
-          // A peer that is not speaking HTTP (an ssh banner, a database) is told at its first bytes,
-          // not after 16 KiB or the timeout.
-          if (this.scanned === 0 && !startsLikeHttp(buf)) return this.protocol('HPE_INVALID_CONSTANT', 'it does not begin with HTTP/1.');
+          // A peer that is not speaking HTTP (an ssh banner, a database), or a head with a byte no
+          // head may hold, is told as those bytes come, not after 16 KiB or the timeout.
+          if (!startsLikeHttp(buf)) return this.protocol('HPE_INVALID_CONSTANT', 'it does not begin with HTTP/1.x and a space');
+          const fault = headFault(buf, this.checked);
+          if (fault !== null) return this.protocol(fault.code, fault.message);
           const end = buf.indexOf(HEAD_END, this.scanned);
           if (end === -1) {
             if (buf.length > MAX_HEADER_BYTES) return this.protocol('HPE_HEADER_OVERFLOW', `headers over ${MAX_HEADER_BYTES} bytes`);
             this.scanned = Math.max(0, buf.length - 3);
+            // The last byte is checked again with the next piece: a CR's LF may be in it.
+            this.checked = Math.max(0, buf.length - 1);
             this.pending = buf;
             return;
           }
           this.scanned = 0;
+          this.checked = 0;
           if (end > MAX_HEADER_BYTES) return this.protocol('HPE_HEADER_OVERFLOW', `headers over ${MAX_HEADER_BYTES} bytes`);
           const head = parseHead(buf.toString('latin1', 0, end), this.method);
           buf = buf.subarray(end + 4);
@@ -314,6 +371,7 @@ class Exchange implements WireAnswer {
           }
           const line = buf.toString('latin1', 0, eol);
           buf = buf.subarray(eol + 2);
+          if (CONTROL.test(line)) return this.protocol('HPE_INVALID_HEADER_TOKEN', 'a control character in a chunk line or trailer');
           if (this.phase === 'chunk-end') {
             if (line !== '') return this.protocol('HPE_STRICT', 'no line end after a chunk');
             this.phase = 'chunk-size';
@@ -321,6 +379,7 @@ class Exchange implements WireAnswer {
             this.trailerBytes += eol + 2;
             if (this.trailerBytes > MAX_HEADER_BYTES) return this.protocol('HPE_HEADER_OVERFLOW', `trailers over ${MAX_HEADER_BYTES} bytes`);
             if (line === '') this.phase = 'done';
+            else if (!headerField(line)) return this.protocol('HPE_INVALID_HEADER_TOKEN', 'a trailer that is not `name: value`');
           } else {
             if (eol > MAX_CHUNK_LINE) return this.protocol('HPE_CHUNK_EXTENSIONS_OVERFLOW', 'a chunk line over 1 KiB');
             const m = CHUNK_SIZE.exec(line);
@@ -419,16 +478,22 @@ class Exchange implements WireAnswer {
     const room = g.max - before;
     if (room > 0) g.kept.push(c.subarray(0, room));
     this.chunks.length = 0;
-    this.detach();
-    this.conn.destroy();
-    g.done({ bytes: concat(g.kept, g.max), total: g.total, over: true });
+    const done = g.done;
+    done({ bytes: concat(g.kept, g.max), total: g.total, over: true });
+    // Still coming in: the rest is not wanted, nor the connection. Complete already: the connection
+    // went back to the pool with the answer's end and may carry another request now; it is not ours.
+    if (!this.finished) {
+      this.detach();
+      this.conn.destroy();
+    }
   }
 
   async read(): Promise<Uint8Array | null> {
     for (;;) {
       const c = this.chunks.shift();
       if (c) {
-        if (this.chunks.length === 0 && this.conn.socket.isPaused()) this.conn.socket.resume();
+        // Once the answer is complete its connection may be another exchange's, paused for that one.
+        if (this.chunks.length === 0 && !this.finished && this.conn.socket.isPaused()) this.conn.socket.resume();
         return c;
       }
       if (this.finished) return null;
@@ -454,7 +519,7 @@ class Exchange implements WireAnswer {
       if (answered) return;
       if (this.finished) return this.gathered();
       if (this.failed !== null) return this.gathered(this.failed);
-      if (this.conn.socket.isPaused()) this.conn.socket.resume();
+      if (!this.finished && this.conn.socket.isPaused()) this.conn.socket.resume();
     });
   }
 
@@ -462,8 +527,8 @@ class Exchange implements WireAnswer {
     this.chunks.length = 0;
     if (this.finished) return;
     this.detach();
-    this.failed ??= wireError('ABORT_ERR', 'cancelled by the reader');
-    this.conn.destroy();
+    // A read() still waiting ends with this.
+    this.conn.destroy(wireError('ABORT_ERR', 'cancelled by the reader'));
   }
 }
 
@@ -478,6 +543,7 @@ export class WirePool {
   request(t: WireTarget, call: WireCall): Promise<WireAnswer> {
     let text: string;
     try {
+      if (this.closed) throw poolClosed();
       call.signal.throwIfAborted();
       text = requestText(t, call);
     } catch (e) {
@@ -508,10 +574,11 @@ export class WirePool {
   close(): void {
     this.closed = true;
     for (const o of this.origins.values()) {
-      for (const w of o.queue.splice(0)) w.fail(wireError('ECONNRESET', 'the pool was closed'));
+      for (const w of o.queue.splice(0)) w.fail(poolClosed());
       for (const c of o.idle.splice(0)) c.destroy();
     }
-    for (const c of this.live) c.destroy();
+    // Not a reset (which a caller may answer by asking again): the pool is gone.
+    for (const c of this.live) c.destroy(poolClosed());
     this.origins.clear();
   }
 

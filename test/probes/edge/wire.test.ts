@@ -11,7 +11,7 @@ import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { httpRequest, type HttpResult } from '../../../src/probes/edge/http.ts';
 import { createHttpPool, type HttpPool } from '../../../src/probes/edge/transport.ts';
-import { requestText } from '../../../src/probes/edge/wire.ts';
+import { parseHead, requestText } from '../../../src/probes/edge/wire.ts';
 import { serve, waitFor } from './helpers.ts';
 
 const closers: (() => unknown)[] = [];
@@ -152,6 +152,12 @@ test('hostile heads end the exchange at once with the code that names the fault,
     ['HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n', 'HPE_UNEXPECTED_UPGRADE'],
     ['HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\n{}', 'HPE_INVALID_CONSTANT'],
     ['HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n', 'HPE_INVALID_TRANSFER_ENCODING'],
+    // Told at the faulty byte, though the head never ends: a line ended by LF alone, a CR with no
+    // LF, a NUL, a version that is not 1.0 or 1.1.
+    ['HTTP/1.1 200 OK\nContent-Length: 2\n', 'HPE_CR_EXPECTED'],
+    ['HTTP/1.1 200 OK\r\nContent-Length: 2\rX', 'HPE_LF_EXPECTED'],
+    ['HTTP/1.1 200 OK\r\nX: \x00', 'HPE_INVALID_HEADER_TOKEN'],
+    ['HTTP/1.7 200 OK\r\n', 'HPE_INVALID_CONSTANT'],
   ];
   for (const [answer, code] of cases) {
     // The peer sends its bytes and then holds the connection open: only the client can end this.
@@ -273,4 +279,72 @@ test('https: a certificate the system does not trust is an error naming why; tru
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise((r) => child.on('close', r));
   assert.deepEqual(JSON.parse(out), ['ok', { tls: true }]);
+});
+
+test('a header line of blanks ending in a control byte is refused at once, and parsing such a line is linear', async () => {
+  const line = `X:${' \t'.repeat(8000)}\x01`;
+  // Through the client: the byte is refused as it comes (the head never reaches the line parser).
+  const s = await raw((socket) => void socket.write(`HTTP/1.1 200 OK\r\n${line}\r\n\r\n`));
+  const r = await get(pool(), `${s.url}/`, 10_000);
+  assert.equal(r.outcome.error, 'HPE_INVALID_HEADER_TOKEN');
+  // The line parser alone, on the same line: a regex that backtracked took 700–960 ms here. A generous
+  // bound on a behaviour (the event loop is not held), not a benchmark.
+  const t0 = performance.now();
+  parseHead(`HTTP/1.1 200 OK\r\n${line}`, 'GET');
+  const ms = performance.now() - t0;
+  assert.ok(ms < 200, `${ms.toFixed(1)} ms`);
+});
+
+test('a malformed trailer or chunk extension ends the exchange, and the connection is not used again', async () => {
+  for (const tail of ['0\r\nnot a header line\r\n\r\n', '0\r\nX-T: a\x1b[2Jb\r\n\r\n', '0;\x01\x7f\r\n\r\n']) {
+    const s = await raw((socket) => void socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n${tail}`));
+    const r = await get(pool(), `${s.url}/`);
+    assert.equal(r.outcome.code, 'error', JSON.stringify(tail));
+    await waitFor(() => s.open() === 0, `the connection closed after ${JSON.stringify(tail)}`);
+  }
+});
+
+test('cancel() and close() settle what waits: a pending read, a request with no answer yet, a queued one (never sent after close)', { timeout: 20_000 }, async () => {
+  const s = await raw((socket, _n, request) => {
+    if (request.startsWith('GET /part')) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nab');
+    // anything else: never answered
+  });
+  const p = createHttpPool({ maxSockets: 2 });
+  const answer = await p.transport(`${s.url}/part`, { method: 'GET', headers: {}, signal: new AbortController().signal });
+  assert.deepEqual(Buffer.from((await answer.read())!).toString(), 'ab');
+  const pending = answer.read();
+  answer.cancel();
+  await assert.rejects(pending, /cancelled/);
+
+  const silent = httpRequest(`${s.url}/silent`, {}, { transport: p.transport, timeoutMs: 60_000 });
+  const held = httpRequest(`${s.url}/held`, {}, { transport: p.transport, timeoutMs: 60_000 });
+  const queued = httpRequest(`${s.url}/queued`, {}, { transport: p.transport, timeoutMs: 60_000 });
+  await waitFor(() => s.received.length === 3, 'two requests sent, the third queued');
+  p.close();
+  for (const r of await Promise.all([silent, held, queued])) {
+    assert.equal(r.outcome.code, 'error');
+    assert.equal(r.outcome.error, 'ERR_POOL_CLOSED');
+  }
+  assert.deepEqual(s.received.map((r) => r.split(' ')[1]), ['/part', '/silent', '/held'], 'nothing sent after close');
+  const after = await httpRequest(`${s.url}/after`, {}, { transport: p.transport, timeoutMs: 3000 });
+  assert.equal(after.outcome.error, 'ERR_POOL_CLOSED');
+});
+
+test('an answer found over the cap only after it was whole leaves alone the connection it gave to the next request', { timeout: 20_000 }, async () => {
+  // The second answer comes a little later: the first is read (and found over the cap) in between.
+  const s = await raw((socket, n) => {
+    if (n === 1) socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n0\r\n\r\n');
+    else setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'), 200);
+  });
+  const p = pool(1);
+  const signal = new AbortController().signal;
+  const a = await p.transport(`${s.url}/a`, { method: 'GET', headers: {}, signal });
+  const b = p.transport(`${s.url}/b`, { method: 'POST', headers: {}, body: '{}', signal });
+  await waitFor(() => s.received.length === 2, 'the second request sent on the connection the first gave back');
+  const read = await a.readAll!(4);
+  assert.equal(read.over, true);
+  const second = await b;
+  assert.equal(second.status, 200);
+  assert.equal(Buffer.from((await second.readAll!(100)).bytes).toString(), '{}');
+  assert.equal(s.opened(), 1);
 });
