@@ -154,6 +154,26 @@ test('a probe that throws becomes an unknown finding with reason probe_crashed, 
   assert.equal(result.findings.find((f) => f.target === 'fine')?.status, 'up');
 });
 
+test('a probe that throws before it returns a promise is probe_crashed too, not the whole run lost', async () => {
+  const time = new FakeTime();
+  const thrower: ProbeTask = {
+    ...task(time, 'thrower', 1),
+    run: () => {
+      throw new Error('bad plan');
+    },
+  };
+  const run = runTasks([thrower, task(time, 'fine', 5)], { concurrency: 4, deadlineMs: 1000, setTimer: time.setTimer, clock });
+  await time.advance(5);
+  const result = await run;
+  assert.deepEqual(
+    result.findings.map((f) => [f.target, f.status, f.reason ?? null]).sort(),
+    [
+      ['fine', 'up', null],
+      ['thrower', 'unknown', 'probe_crashed'],
+    ],
+  );
+});
+
 test('progress events come in finishing order, not input order, each counted once', async () => {
   const time = new FakeTime();
   const seen: { target: string; done: number }[] = [];
