@@ -20,7 +20,7 @@ export async function powerlogToTerminal(cmd: PowerlogCommand, fleet: Fleet | nu
   const result = await summarisePowerLog(source.chunks);
   if (!result.ok) return fail(`${source.label}: ${result.message}`);
   const choice = chosen?.choice;
-  const ups = !fleet || !choice
+  const ups = !fleet || choice === undefined
     ? { why: "no inventory given: pass --inventory FILE or set SEAT_INVENTORY to compare with a site's UPS" }
     : choice.site === null
       ? choice

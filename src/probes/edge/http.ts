@@ -16,7 +16,7 @@ export type HttpCode = 'ok' | 'http_status' | 'timeout' | 'refused' | 'reset' | 
 export interface HttpOutcome {
   /** A 2xx whose whole body was read. */
   ok: boolean;
-  /** The status line's code, or null when none came. Set with code timeout/reset when the body broke off. */
+  /** The status line's code, or null when none came. Set with code timeout/reset/error when the body broke off. */
   httpStatus: number | null;
   /** What happened; decide on this, not on httpStatus. 'bad_answer' is never set here: callers judge bodies. */
   code: HttpCode;
@@ -196,8 +196,8 @@ function line(s: string, secrets: readonly string[]): string {
   return cut(redact(clean(s), secrets), MESSAGE_MAX);
 }
 
-/** node:http puts the system error's code on the error (or on an AggregateError's first error when every
- * address failed); undici (a fetch transport) puts that error in `cause`. */
+/** Our client (./wire.ts) and node's sockets put the system error's code on the error (or on an
+ * AggregateError's first error when every address failed); undici (a fetch transport) puts it in `cause`. */
 function rawCode(err: unknown): { code: string; message: string } {
   const e = err as { cause?: { code?: unknown; errors?: { code?: unknown }[]; message?: unknown }; code?: unknown; errors?: { code?: unknown }[] } | null | undefined;
   const cause = e?.cause;

@@ -26,11 +26,12 @@ export interface HttpAnswer {
   header(name: string): string | null;
   /** The next piece of the body, or null at its end; rejects when the connection broke mid-answer. */
   read(): Promise<Uint8Array | null>;
-  /** Stops reading: the connection is dropped, never handed back to the pool. */
+  /** Stops reading: the connection is dropped, never handed back to the pool (unless the answer was already
+   * whole, when it went back with its end). */
   cancel(): void;
   /**
    * The rest of the body in one go, as readCapped (./capped.ts) would read it piece by piece: past
-   * `max` bytes it stops and drops the connection; a break mid-answer is `broke`. Optional: one
+   * `max` bytes it stops and drops the connection (one whole already has gone back to the pool); a break mid-answer is `broke`. Optional: one
    * promise per answer instead of one per piece, for the thousands of small answers of a probe run.
    */
   readAll?(max: number): Promise<BodyRead>;

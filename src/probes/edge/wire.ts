@@ -9,8 +9,9 @@
 // chunked coding or the connection's end; 1xx answers skipped; no upgrade, no pipelining, no
 // redirects (the caller's). Everything the peer sends is hostile: a header block over 16 KiB, a
 // chunk-size line over 1 KiB, a malformed status line, header or chunk, or two Content-Lengths that
-// disagree end the exchange with an error whose code says which (the names llhttp gives them), and
-// the connection is never used again.
+// disagree end the exchange with an error whose code says which (llhttp's name for it, HPE_…; WIRE_…
+// for the two llhttp has none for: an upgrade nobody asked for, a flood of 1xx answers), and the
+// connection is never used again.
 import { channel } from 'node:diagnostics_channel';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { concat, type BodyRead } from './capped.ts';
@@ -63,12 +64,13 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 
 const HTTP1 = Buffer.from('HTTP/1.');
 
-/** The first bytes could begin a status line: `HTTP/1.`, then 0 or 1, then a space, as far as they go. */
-function startsLikeHttp(buf: Buffer): boolean {
+/** null when the first bytes could begin a status line (`HTTP/1.`, then 0 or 1, then a space, as far
+ * as they go); else llhttp's name for what is wrong. */
+function startsLikeHttp(buf: Buffer): string | null {
   const n = Math.min(buf.length, HTTP1.length);
-  if (buf.compare(HTTP1, 0, n, 0, n) !== 0) return false;
-  if (buf.length > 7 && buf[7] !== 0x30 && buf[7] !== 0x31) return false;
-  return buf.length <= 8 || buf[8] === 0x20;
+  if (buf.compare(HTTP1, 0, n, 0, n) !== 0) return 'HPE_INVALID_CONSTANT';
+  if (buf.length > 7 && buf[7] !== 0x30 && buf[7] !== 0x31) return 'HPE_INVALID_VERSION';
+  return buf.length <= 8 || buf[8] === 0x20 ? null : 'HPE_INVALID_VERSION';
 }
 
 /**
@@ -149,10 +151,10 @@ const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
 
 /** Parses one header block (the status line and headers, without the empty line that ends them). */
-export function parseHead(block: string, method: string): Head {
+export function parseHead(block: string): Head {
   const lines = block.split('\r\n');
   const m = STATUS_LINE.exec(lines[0]!);
-  if (!m) return { ok: false, code: 'HPE_INVALID_CONSTANT', message: 'not an HTTP/1.x status line' };
+  if (!m) return { ok: false, code: 'HPE_INVALID_STATUS', message: 'not an HTTP/1.x status line with a three-digit code' };
   const minor = m[1]!;
   const status = Number(m[2]);
   const headers = new Map<string, string>();
@@ -169,7 +171,7 @@ export function parseHead(block: string, method: string): Head {
   let keepAlive = connection === undefined ? minor === '1' : minor === '1' ? !/(^|,)\s*close\s*(,|$)/.test(connection) : /(^|,)\s*keep-alive\s*(,|$)/.test(connection);
   let framing: Framing;
   const te = headers.get('transfer-encoding');
-  if (method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200)) {
+  if (status === 204 || status === 304 || (status >= 100 && status < 200)) {
     framing = { kind: 'none' };
   } else if (te !== undefined) {
     const codings = te.toLowerCase().split(',').map((c) => c.trim());
@@ -312,7 +314,8 @@ class Exchange implements WireAnswer {
           // leave): a head that drips in byte by byte is not scanned again from its start each time.
           // A peer that is not speaking HTTP (an ssh banner, a database), or a head with a byte no
           // head may hold, is told as those bytes come, not after 16 KiB or the timeout.
-          if (!startsLikeHttp(buf)) return this.protocol('HPE_INVALID_CONSTANT', 'it does not begin with HTTP/1.x and a space');
+          const start = startsLikeHttp(buf);
+          if (start !== null) return this.protocol(start, 'it does not begin with HTTP/1.0 or HTTP/1.1 and a space');
           const fault = headFault(buf, this.checked);
           if (fault !== null) return this.protocol(fault.code, fault.message);
           const end = buf.indexOf(HEAD_END, this.scanned);
@@ -327,12 +330,12 @@ class Exchange implements WireAnswer {
           this.scanned = 0;
           this.checked = 0;
           if (end > MAX_HEADER_BYTES) return this.protocol('HPE_HEADER_OVERFLOW', `headers over ${MAX_HEADER_BYTES} bytes`);
-          const head = parseHead(buf.toString('latin1', 0, end), this.method);
+          const head = parseHead(buf.toString('latin1', 0, end));
           buf = buf.subarray(end + 4);
           if (!head.ok) return this.protocol(head.code, head.message);
           if (head.status >= 100 && head.status < 200) {
-            if (head.status === 101) return this.protocol('HPE_UNEXPECTED_UPGRADE', 'switched protocols unasked');
-            if (++this.informational > MAX_INFORMATIONAL) return this.protocol('HPE_TOO_MANY_INFORMATIONAL', 'too many 1xx answers');
+            if (head.status === 101) return this.protocol('WIRE_UNASKED_UPGRADE', 'switched protocols unasked');
+            if (++this.informational > MAX_INFORMATIONAL) return this.protocol('WIRE_TOO_MANY_1XX', `more than ${MAX_INFORMATIONAL} 1xx answers`);
             continue;
           }
           this.status = head.status;
@@ -365,7 +368,11 @@ class Exchange implements WireAnswer {
         case 'trailers': {
           const eol = buf.indexOf(CRLF);
           if (eol === -1) {
-            if (buf.length > MAX_CHUNK_LINE) return this.protocol('HPE_CHUNK_EXTENSIONS_OVERFLOW', 'a chunk line over 1 KiB');
+            // However TCP cut the bytes, the same limits: a chunk-size line 1 KiB, the trailers 16 KiB in
+            // all, and after a chunk's data nothing but its CRLF.
+            if (this.phase === 'chunk-size' && buf.length > MAX_CHUNK_LINE) return this.protocol('HPE_CHUNK_EXTENSIONS_OVERFLOW', 'a chunk line over 1 KiB');
+            if (this.phase === 'trailers' && this.trailerBytes + buf.length > MAX_HEADER_BYTES) return this.protocol('HPE_HEADER_OVERFLOW', `trailers over ${MAX_HEADER_BYTES} bytes`);
+            if (this.phase === 'chunk-end' && (buf[0] !== 0x0d || buf.length > 1)) return this.protocol('HPE_STRICT', 'no line end after a chunk');
             this.pending = buf;
             return;
           }
@@ -582,7 +589,7 @@ export class WirePool {
     this.origins.clear();
   }
 
-  /** Every connection not idle, so close() reaches the busy ones too. */
+  /** Every open connection, idle or busy, so close() reaches the busy ones too. */
   private readonly live = new Set<Conn>();
 
   released(c: Conn): void {
@@ -672,7 +679,11 @@ export class WirePool {
     }
     // Loaded on first use: TLS costs start-up time that an all-http fleet should not pay.
     return (this.tls ??= import('node:tls'))
-      .then((tls) => made(tls.connect({ host: t.hostname, port: t.port, ALPNProtocols: ['http/1.1'], ...(isIP(t.hostname) ? {} : { servername: t.hostname }) })))
+      .then((tls) => {
+        // Closed while node:tls loaded: nothing is opened, nothing is sent.
+        if (this.closed) throw poolClosed();
+        return made(tls.connect({ host: t.hostname, port: t.port, ALPNProtocols: ['http/1.1'], ...(isIP(t.hostname) ? {} : { servername: t.hostname }) }));
+      })
       .catch(failed);
   }
 }
