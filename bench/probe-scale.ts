@@ -34,9 +34,9 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
   ];
   const cpuPerRun = new Map<number, number[]>();
   const floorCpu: number[] = [];
-  const floorWall: number[] = [];
+  const floorLastSent: number[] = [];
   const wireCpu: number[] = [];
-  const wireWall: number[] = [];
+  const wireLastSent: number[] = [];
   let worst = 0;
   for (const n of SIZES) {
     for (const where of PLACEMENTS) {
@@ -57,10 +57,10 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
             const answering = shape.aliases.filter(([, b]) => b.mode !== 'hang').map(([a]) => a);
             const floor = await clientFloor(fleet, answering, 'node:http');
             floorCpu.push(floor.cpuMs);
-            floorWall.push(floor.lastSentMs);
+            floorLastSent.push(floor.lastSentMs);
             const wire = await clientFloor(fleet, answering, 'wire');
             wireCpu.push(wire.cpuMs);
-            wireWall.push(wire.lastSentMs);
+            wireLastSent.push(wire.lastSentMs);
           }
         }
         const wall = cli.map((r) => r.wallMs);
@@ -100,13 +100,13 @@ export async function benchProbeScale(): Promise<{ lines: string[]; worst: numbe
   lines.push(
     `probe-scale: CPU per alias target ${perTarget.toFixed(0)} µs (user + system: (median CPU of the ${SIZES[1]} runs − that of the ${SIZES[0]} runs) / ${SIZES[1]! - SIZES[0]!}, so start-up cancels out); whole-process CPU / aliases: ${((small / SIZES[0]!) * 1000).toFixed(0)} µs at ${SIZES[0]}, ${((big / SIZES[1]!) * 1000).toFixed(0)} µs at ${SIZES[1]}`,
     `probe-scale:   baselines, each its own process making the listing and the ${big_n - 3} answering requests with the same pool size, bodies parsed, nothing else (start-up not counted): a bare node:http client (bench/http-floor.mjs) ${floorPer.toFixed(0)} µs per request (${spread(floorCpu, 0, ' ms')} CPU) → seat is ${(perTarget / floorPer).toFixed(2)}x that per target; seat's own client alone (bench/wire-floor.ts: src/probes/edge/wire.ts, no probe around it) ${wirePer.toFixed(0)} µs per request (${spread(wireCpu, 0, ' ms')} CPU) → seat is ${(perTarget / wirePer).toFixed(2)}x that`,
-    `probe-scale:   a first run's floor: an alias placed last is asked only as a slot frees after the ${big_n - 3} before it. At ${CONCURRENCY} at a time and 20 ms each that is round ${rounds}, at ${rounds * 20} ms (${((rounds * 20 + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x the bound with no CPU at all); measured, the bare node:http client sends its last request at ${spread(floorWall, 0, ' ms')} (${((median(floorWall) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) and seat's client alone at ${spread(wireWall, 0, ' ms')} (${((median(wireWall) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) on this machine, with this gateway stand-in (its exit not counted; seat's start-up is spent of the timeout) (the ${big_n} "first run, last" line against them)`,
+    `probe-scale:   a first run's floor: an alias placed last is asked only as a slot frees after the ${big_n - 3} before it. At ${CONCURRENCY} at a time and 20 ms each that is round ${rounds}, at ${rounds * 20} ms (${((rounds * 20 + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x the bound with no CPU at all); measured, the bare node:http client sends its last request at ${spread(floorLastSent, 0, ' ms')} (${((median(floorLastSent) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) and seat's client alone at ${spread(wireLastSent, 0, ' ms')} (${((median(wireLastSent) + TIMEOUT_MS) / TIMEOUT_MS).toFixed(3)}x) on this machine, with this gateway stand-in (its exit not counted; seat's start-up is spent of the timeout) (the ${big_n} "first run, last" line against them)`,
   );
   return { lines, worst };
 }
 
-/** Wall and CPU (ms) of a bare client making the same answering requests: node:http, or seat's own. */
-async function clientFloor(fleet: BenchFleet, answering: string[], client: 'node:http' | 'wire'): Promise<{ wallMs: number; cpuMs: number; lastSentMs: number }> {
+/** CPU and when the last request left (ms) for a bare client making the same answering requests: node:http, or seat's own. */
+async function clientFloor(fleet: BenchFleet, answering: string[], client: 'node:http' | 'wire'): Promise<{ cpuMs: number; lastSentMs: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'seatbelt-bench-floor-'));
   try {
     const list = join(dir, 'aliases.json');
@@ -117,7 +117,7 @@ async function clientFloor(fleet: BenchFleet, answering: string[], client: 'node
     if (!m) throw new Error(`${client} floor said nothing: exit ${run.code}`);
     // A floor that failed its requests would be a flattering one: every answer must have been a 2xx.
     if (Number(m[4]) !== Number(m[3])) throw new Error(`${client} floor: ${m[4]} of ${m[3]} requests answered 2xx`);
-    return { wallMs: Number(m[1]), cpuMs: Number(m[2]), lastSentMs: Number(m[5]) };
+    return { cpuMs: Number(m[2]), lastSentMs: Number(m[5]) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

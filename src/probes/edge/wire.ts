@@ -15,6 +15,7 @@
 import { channel } from 'node:diagnostics_channel';
 import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { concat, type BodyRead } from './capped.ts';
+import type { HttpAnswer, HttpCall } from './transport.ts';
 
 /** As node:http's default --max-http-header-size: the status line and every header of one answer. */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -23,20 +24,8 @@ const MAX_CHUNK_LINE = 1024;
 /** 1xx answers (100 Continue, 103 Early Hints) skipped before the real one, at most. */
 const MAX_INFORMATIONAL = 8;
 
-export interface WireCall {
-  method: 'GET' | 'POST';
-  headers: Record<string, string>;
-  body?: string;
-  signal: AbortSignal;
-}
-
-export interface WireAnswer {
-  status: number;
-  header(name: string): string | null;
-  read(): Promise<Uint8Array | null>;
-  readAll(max: number): Promise<BodyRead>;
-  cancel(): void;
-}
+/** The transport's answer (./transport.ts), with readAll always there. */
+export type WireAnswer = Required<HttpAnswer>;
 
 /** Where to connect and what to say in Host: parsed once per URL by the caller. */
 export interface WireTarget {
@@ -112,7 +101,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** One request as written: the request line, Host, the caller's headers, the length, the body. */
-export function requestText(t: WireTarget, call: Pick<WireCall, 'method' | 'headers' | 'body'>): string {
+export function requestText(t: WireTarget, call: Pick<HttpCall, 'method' | 'headers' | 'body'>): string {
   let head = `${call.method} ${t.path} HTTP/1.1\r\nHost: ${t.host}\r\nConnection: keep-alive\r\n`;
   for (const name in call.headers) {
     const value = call.headers[name]!;
@@ -286,7 +275,6 @@ class Exchange implements WireAnswer {
 
   constructor(
     private readonly conn: Conn,
-    private readonly method: string,
     private readonly signal: AbortSignal,
     resolve: (a: WireAnswer) => void,
     reject: (e: unknown) => void,
@@ -547,7 +535,7 @@ export class WirePool {
 
   constructor(private readonly maxSockets: number) {}
 
-  request(t: WireTarget, call: WireCall): Promise<WireAnswer> {
+  request(t: WireTarget, call: HttpCall): Promise<WireAnswer> {
     let text: string;
     try {
       if (this.closed) throw poolClosed();
@@ -567,9 +555,9 @@ export class WirePool {
     return got.then((conn) => this.send(conn, call, text));
   }
 
-  private send(conn: Conn, call: WireCall, text: string): Promise<WireAnswer> {
+  private send(conn: Conn, call: HttpCall, text: string): Promise<WireAnswer> {
     return new Promise<WireAnswer>((resolve, reject) => {
-      const x = new Exchange(conn, call.method, call.signal, resolve, reject);
+      const x = new Exchange(conn, call.signal, resolve, reject);
       if (call.signal.aborted) {
         x.broke(abortError(call.signal));
         return conn.destroy();
