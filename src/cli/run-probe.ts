@@ -10,6 +10,10 @@ import type { CliIo, ExitCode } from './run.ts';
 
 type Render = typeof import('./render.ts');
 
+/** How long no finding must have come before the --json findings so far are laid out in report order.
+ * Only a matter of speed: the bytes are the same whenever (or whether) it happens. */
+const QUIET_MS = 150;
+
 export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo, inventoryPath?: string): Promise<ExitCode> {
   const tty = io.stdout.isTTY === true && !command.json;
   const colour = tty && !io.env.NO_COLOR;
@@ -37,15 +41,21 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   // A person's `seat probe` (a shell's or the console's) remembers what timed out, for the next one.
   const memPath = io.askedAt !== undefined && inventoryPath !== undefined && !io.probeDeps?.memory ? memoryPath(io.env, fleet.inventory.fleet, inventoryPath) : null;
   const memory = io.probeDeps?.memory ?? loadMemory(memPath);
-  // --json: each finding serialised as it comes, while the others are still awaited.
+  // --json: each finding serialised as it comes, while the others are still awaited, and laid out in
+  // report order once nothing has come for QUIET_MS (the slowest targets are then all that is left).
   const json = command.json ? new JsonReport() : null;
+  let quiet: NodeJS.Timeout | undefined;
   const running = runProbe(fleet, command, {
     ...io.probeDeps,
     memory,
     ...(io.askedAt !== undefined ? { origin: io.askedAt } : {}),
     onEvent: (e) => {
       if (json) {
-        if (e.type === 'task') json.add(e.findings);
+        if (e.type === 'task') {
+          json.add(e.findings);
+          clearTimeout(quiet);
+          quiet = setTimeout(() => json.prepare(), QUIET_MS).unref();
+        }
         return;
       }
       if (render) show(render, e);
@@ -61,10 +71,12 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
       });
   // Either may fail; neither is left unobserved.
   const [settled, loaded] = await Promise.allSettled([running, loading]);
+  clearTimeout(quiet);
   if (settled.status === 'rejected') throw settled.reason;
   if (loaded.status === 'rejected') throw loaded.reason;
   const report = settled.value;
-  if (json || !loaded.value) io.stdout.write(json ? json.bytes(report) : `${JSON.stringify(reportJson(report), null, 2)}\n`);
+  if (json) for (const piece of json.pieces(report)) io.stdout.write(piece);
+  else if (!loaded.value) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
   else {
     io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${loaded.value.renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
   }

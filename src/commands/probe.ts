@@ -10,7 +10,7 @@ import { planGpuTasks } from '../probes/gpu.ts';
 import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
 import { planPowerTasks } from '../probes/power.ts';
 import { planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
-import { targetKey, type ProbeMemory } from '../probes/memory.ts';
+import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
@@ -168,11 +168,21 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   let findings: Finding[];
   // The diagnosis is loaded while the probes wait on the network, not before the first request.
   let diagnosis: Promise<typeof import('../diagnose/verdict.ts')>;
+  // What comes in while the slowest targets are awaited is made ready for the end as it comes: its
+  // place in the report order and what the memory learns of it. After the last answer, little is left.
+  const lesson = deps.memory ? new Lesson() : null;
+  const onEvent = (e: RunEvent): void => {
+    if (e.type === 'task') {
+      prepareOrder(e.findings);
+      lesson?.add(e.findings);
+    }
+    deps.onEvent?.(e);
+  };
   try {
     const run = runTasks(tasks, {
       concurrency: fleet.inventory.settings.concurrency,
       deadlineMs,
-      ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
+      onEvent,
       ...(deps.signal ? { signal: deps.signal } : {}),
       ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
       clock,
@@ -182,7 +192,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   } finally {
     plan.close();
   }
-  deps.memory?.learn(findings, clock().getTime());
+  if (lesson) deps.memory?.take(lesson, clock().getTime());
   const durationMs = Math.round(monotonic() - t0);
   const { decide, summarize } = await diagnosis;
   const ordered = sortFindings(findings);
@@ -215,9 +225,33 @@ const STATUS_ORDER = ['down', 'degraded', 'unknown', 'up'];
  * of a big fleet are plain string comparisons: some 5 ms less of what a person waits after the last answer. */
 export function sortFindings(findings: Finding[]): Finding[] {
   if (findings.some((f) => f.target.length > MAX_KEYED_NAME)) return [...findings].sort(byReportOrder);
-  const keyed = findings.map((f) => ({ f, rank: PROBE_ORDER.indexOf(f.probe) * 8 + STATUS_ORDER.indexOf(f.status), key: nameKey(f.target) }));
+  const keyed = findings.map(orderKey);
   keyed.sort((a, b) => a.rank - b.rank || (a.key < b.key ? -1 : a.key > b.key ? 1 : compareNames(a.f.target, b.f.target)));
   return keyed.map((k) => k.f);
+}
+
+interface OrderKey {
+  f: Finding;
+  rank: number;
+  key: string;
+}
+
+/** Each finding's place in the report order, made once: a finding is never changed once made, and a run
+ * makes these as its findings come in (prepareOrder), so the sort after the last answer only compares. */
+const orderKeys = new WeakMap<Finding, OrderKey>();
+
+function orderKey(f: Finding): OrderKey {
+  let k = orderKeys.get(f);
+  if (k === undefined) {
+    k = { f, rank: PROBE_ORDER.indexOf(f.probe) * 8 + STATUS_ORDER.indexOf(f.status), key: nameKey(f.target) };
+    orderKeys.set(f, k);
+  }
+  return k;
+}
+
+/** Makes the sort keys of findings that came in while others are still awaited (sortFindings then only compares). */
+export function prepareOrder(findings: readonly Finding[]): void {
+  for (const f of findings) if (f.target.length <= MAX_KEYED_NAME) orderKey(f);
 }
 
 function byReportOrder(a: Finding, b: Finding): number {

@@ -1,6 +1,6 @@
 // Facts from findings: subjects and numbers, read from each finding's structured fields only.
 // Nothing here reads `detail`, `target` or `measuredBy`: they are for people and may be reworded.
-import type { Fleet } from '../inventory/fleet.ts';
+import type { AliasRef, Fleet } from '../inventory/fleet.ts';
 import type { Finding, FindingStatus, Reason } from '../probes/types.ts';
 
 export interface Route {
@@ -109,17 +109,55 @@ export interface Summary {
 }
 
 export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = fleet.siteNames): Summary {
+  // One pass sorts the findings by what they are about; each fact then reads only its own (on a fleet
+  // of thousands of aliases this is what a person waits for after the last answer).
   const counts: Record<FindingStatus, number> = { up: 0, down: 0, degraded: 0, unknown: 0 };
-  for (const f of findings) counts[f.status] += 1;
+  const aliases: AliasFinding[] = [];
+  const gateway: Finding[] = [];
+  const seats: Finding[] = [];
+  const cards: Finding[] = [];
+  const containers: Finding[] = [];
+  const ups: Finding[] = [];
+  const sited: Finding[] = [];
+  const engines: Finding[] = [];
+  for (const f of findings) {
+    counts[f.status] += 1;
+    if (f.reason === 'engine_not_running' && f.data.kind === 'gpu-seat') engines.push(f);
+    switch (f.subject.kind) {
+      case 'alias':
+        if (f.subject.inInventory) aliases.push(f as AliasFinding);
+        break;
+      case 'gateway':
+        gateway.push(f);
+        break;
+      case 'seat':
+        seats.push(f);
+        break;
+      case 'gpu':
+      case 'gpu-host':
+        cards.push(f);
+        break;
+      case 'container':
+        containers.push(f);
+        break;
+      case 'ups':
+        ups.push(f);
+        sited.push(f);
+        break;
+      case 'address':
+        sited.push(f);
+        break;
+    }
+  }
   return {
-    sites: siteFacts(fleet, findings, scope),
-    aliases: aliasFacts(fleet, findings),
-    gateway: gatewayFacts(fleet, findings),
-    seats: seatFacts(fleet, findings),
-    fallback: fallbacks(fleet, findings),
-    gpus: gpuFacts(fleet, findings),
-    ups: upsFacts(findings),
-    containers: containerFacts(fleet, findings),
+    sites: siteFacts(fleet, sited, scope),
+    aliases: aliasFacts(fleet, aliases),
+    gateway: gatewayFacts(fleet, gateway),
+    seats: seatFacts(fleet, seats),
+    fallback: fallbacks(fleet, aliases),
+    gpus: gpuFacts(fleet, cards, engines),
+    ups: upsFacts(ups),
+    containers: containerFacts(fleet, containers),
     counts,
   };
 }
@@ -134,9 +172,7 @@ export function routesOf(fleet: Fleet, alias: string): { route: string; site: st
   return [{ route: b ? `${b.paid ? 'paid' : 'backend'}:${b.name}` : 'not in inventory', site: null }];
 }
 
-function aliasFindings(findings: Finding[]): (Finding & { subject: { kind: 'alias'; inInventory: true } })[] {
-  return findings.filter((f): f is Finding & { subject: { kind: 'alias'; inInventory: true } } => f.subject.kind === 'alias' && f.subject.inInventory);
-}
+type AliasFinding = Finding & { subject: { kind: 'alias'; inInventory: true } };
 
 function byRoute(fleet: Fleet, names: string[]): Route[] {
   const out = new Map<string, Route>();
@@ -152,28 +188,22 @@ function byRoute(fleet: Fleet, names: string[]): Route[] {
 
 const FAILING: ReadonlySet<Reason> = new Set(['backend_down', 'backend_failing', 'gateway_fault']);
 
-function aliasFacts(fleet: Fleet, findings: Finding[]): AliasFacts {
-  const aliases = aliasFindings(findings);
-  const named = (s: FindingStatus): string[] => aliases.filter((a) => a.status === s).map((a) => a.subject.name);
-  const n = (s: FindingStatus): number => aliases.filter((a) => a.status === s).length;
-  return {
-    total: aliases.length,
-    up: n('up'),
-    down: n('down'),
-    degraded: n('degraded'),
-    unknown: n('unknown'),
-    listedOnly: aliases.filter((a) => a.status === 'up' && a.data.kind === 'alias' && !a.data.exercised && a.data.paid).length,
-    downByRoute: byRoute(fleet, named('down')),
-    degradedByRoute: byRoute(fleet, named('degraded')),
-    failing: aliases
-      .filter((a) => a.reason !== undefined && FAILING.has(a.reason))
-      .map((a) => ({
-        alias: a.subject.name,
-        reason: a.reason!,
-        seats: a.data.kind === 'alias' ? a.data.routedSeats : [],
-        site: routesOf(fleet, a.subject.name)[0]?.site ?? null,
-      })),
-  };
+function aliasFacts(fleet: Fleet, aliases: AliasFinding[]): AliasFacts {
+  const facts: AliasFacts = { total: aliases.length, up: 0, down: 0, degraded: 0, unknown: 0, listedOnly: 0, downByRoute: [], degradedByRoute: [], failing: [] };
+  const down: string[] = [];
+  const degraded: string[] = [];
+  for (const a of aliases) {
+    facts[a.status] += 1;
+    if (a.status === 'down') down.push(a.subject.name);
+    else if (a.status === 'degraded') degraded.push(a.subject.name);
+    else if (a.status === 'up' && a.data.kind === 'alias' && !a.data.exercised && a.data.paid) facts.listedOnly += 1;
+    if (a.reason !== undefined && FAILING.has(a.reason)) {
+      facts.failing.push({ alias: a.subject.name, reason: a.reason, seats: a.data.kind === 'alias' ? a.data.routedSeats : [], site: routesOf(fleet, a.subject.name)[0]?.site ?? null });
+    }
+  }
+  facts.downByRoute = byRoute(fleet, down);
+  facts.degradedByRoute = byRoute(fleet, degraded);
+  return facts;
 }
 
 function gatewayFacts(fleet: Fleet, findings: Finding[]): GatewayFacts {
@@ -198,7 +228,7 @@ function gatewayFacts(fleet: Fleet, findings: Finding[]): GatewayFacts {
 }
 
 function seatFacts(fleet: Fleet, findings: Finding[]): SeatFacts {
-  const seats = findings.filter((f) => f.subject.kind === 'seat' && f.probe === 'seat');
+  const seats = findings.filter((f) => f.probe === 'seat');
   return {
     total: seats.length,
     down: seats.flatMap((f) =>
@@ -209,11 +239,13 @@ function seatFacts(fleet: Fleet, findings: Finding[]): SeatFacts {
   };
 }
 
-function fallbacks(fleet: Fleet, findings: Finding[]): FallbackFacts[] {
-  const status = new Map(aliasFindings(findings).map((f) => [f.subject.name, f.status]));
+function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
+  const status = new Map(aliases.map((f) => [f.subject.name, f.status]));
+  const byKind = { chat: [] as AliasRef[], embedding: [] as AliasRef[] };
+  for (const a of fleet.aliases.values()) if (status.has(a.name)) byKind[a.alias.kind].push(a);
   const out: FallbackFacts[] = [];
   for (const kind of ['chat', 'embedding'] as const) {
-    const ofKind = [...fleet.aliases.values()].filter((a) => a.alias.kind === kind && status.has(a.name));
+    const ofKind = byKind[kind];
     // A paid alias down leaves the local ones as they were: no fallback to talk about.
     const down = ofKind.filter((a) => !a.paid && status.get(a.name) === 'down');
     if (down.length === 0) continue;
@@ -227,8 +259,7 @@ function fallbacks(fleet: Fleet, findings: Finding[]): FallbackFacts[] {
   return out;
 }
 
-function gpuFacts(fleet: Fleet, findings: Finding[]): GpuFacts {
-  const cards = findings.filter((f) => f.subject.kind === 'gpu' || f.subject.kind === 'gpu-host');
+function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[]): GpuFacts {
   const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [] };
   for (const f of cards) {
     const g = f.data.kind === 'gpu' ? f.data.gpu : null;
@@ -240,8 +271,8 @@ function gpuFacts(fleet: Fleet, findings: Finding[]): GpuFacts {
       facts.unknown.push({ host: g?.host ?? f.host ?? '?', index: g?.index ?? -1, reason: f.reason ?? null });
     }
   }
-  for (const f of findings) {
-    if (f.reason === 'engine_not_running' && f.data.kind === 'gpu-seat') facts.enginesNotRunning.push({ seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null });
+  for (const f of engines) {
+    if (f.data.kind === 'gpu-seat') facts.enginesNotRunning.push({ seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null });
   }
   return facts;
 }

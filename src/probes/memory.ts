@@ -72,21 +72,20 @@ export class ProbeMemory {
   /** Takes in a report's findings, read at `at` (epoch ms): every target it measured replaces what was
    * known of it; targets it did not cover (another site, another group) are kept. */
   learn(findings: readonly Finding[], at = Date.now()): void {
-    const timedOut = new Set<string>();
-    const seen = new Set<string>();
-    for (const f of findings) {
-      const k = targetKey(f.subject);
-      seen.add(k);
-      if (f.reason !== undefined && SLOW.has(f.reason)) timedOut.add(k);
-      if (f.data.kind === 'container' && f.data.container.restartCount !== null) {
-        const ck = containerKey(f.data.container.host, f.data.container.container);
-        this.restarts.delete(ck); // re-inserted last: the newest are the last forgotten
-        this.restarts.set(ck, { count: f.data.container.restartCount, at });
-      }
+    const lesson = new Lesson();
+    lesson.add(findings);
+    this.take(lesson, at);
+  }
+
+  /** Takes in what a run noted as its findings came in (a Lesson), read at `at`: as learn() of them all. */
+  take(lesson: Lesson, at = Date.now()): void {
+    for (const [ck, count] of lesson.restarts) {
+      this.restarts.delete(ck); // re-inserted last: the newest are the last forgotten
+      this.restarts.set(ck, { count, at });
     }
-    for (const k of seen) {
+    for (const k of lesson.seen) {
       this.slow.delete(k);
-      if (timedOut.has(k)) this.slow.add(k);
+      if (lesson.timedOut.has(k)) this.slow.add(k);
     }
     trim(this.slow);
     trim(this.restarts);
@@ -133,5 +132,27 @@ function trim(c: Set<string> | Map<string, unknown>): void {
   for (const k of c.keys()) {
     if (over-- <= 0) break;
     c.delete(k);
+  }
+}
+
+/** What a run's findings teach the memory, noted as they come in: on a fleet of thousands of targets,
+ * while the slowest are still awaited rather than after the last answer. ProbeMemory.take() applies it. */
+export class Lesson {
+  readonly seen = new Set<string>();
+  readonly timedOut = new Set<string>();
+  /** containerKey → the restart count read, in the order read. */
+  readonly restarts = new Map<string, number>();
+
+  add(findings: readonly Finding[]): void {
+    for (const f of findings) {
+      const k = targetKey(f.subject);
+      this.seen.add(k);
+      if (f.reason !== undefined && SLOW.has(f.reason)) this.timedOut.add(k);
+      if (f.data.kind === 'container' && f.data.container.restartCount !== null) {
+        const ck = containerKey(f.data.container.host, f.data.container.container);
+        this.restarts.delete(ck);
+        this.restarts.set(ck, f.data.container.restartCount);
+      }
+    }
   }
 }

@@ -82,12 +82,27 @@ test('--only power runs no gateway request at all', async () => {
 
 test('--json written as the findings come is, byte for byte, the report serialised whole at the end', async () => {
   const json = new JsonReport();
+  // Laid out in report order now and then while the run goes on: what came after is put between.
+  const drafted = new JsonReport();
   let n = 0;
+  let drafts = 0;
   const report = await runProbe(
     fleet,
     { site: 'fv', only: ['aliases', 'gpus', 'power'], timeoutMs: 300, paid: false },
     // Every other task's findings as they come; the rest are left for the end.
-    { env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH }, pathPrefix: [DRILL_BIN], onEvent: (e) => void (e.type === 'task' && n++ % 2 === 0 && json.add(e.findings)) },
+    {
+      env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH },
+      pathPrefix: [DRILL_BIN],
+      onEvent: (e) => {
+        if (e.type !== 'task') return;
+        if (n++ % 2 === 0) json.add(e.findings);
+        drafted.add(e.findings);
+        if (n % 7 === 0) {
+          drafted.prepare();
+          drafts += 1;
+        }
+      },
+    },
   );
   assert.ok(report.findings.length > 30);
   const whole = `${JSON.stringify(reportJson(report), null, 2)}\n`;
@@ -95,6 +110,11 @@ test('--json written as the findings come is, byte for byte, the report serialis
   assert.match(whole, /[^\x00-\x7f]/);
   assert.equal(json.bytes(report).toString('utf8'), whole);
   assert.deepEqual(json.bytes(report), Buffer.from(whole));
+  assert.ok(drafts >= 3);
+  const pieces = drafted.pieces(report);
+  // The prepared findings went out as slices of the draft, not one piece each.
+  assert.ok(pieces.length < report.findings.length, `${pieces.length} pieces for ${report.findings.length} findings`);
+  assert.equal(Buffer.concat(pieces).toString('utf8'), whole);
   const none = { ...report, findings: [] };
   assert.equal(new JsonReport().bytes(none).toString('utf8'), `${JSON.stringify(reportJson(none), null, 2)}\n`);
 });
