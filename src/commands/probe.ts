@@ -9,7 +9,7 @@ import { planGatewayTasks } from '../probes/gateway.ts';
 import { planGpuTasks } from '../probes/gpu.ts';
 import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
 import { planPowerTasks } from '../probes/power.ts';
-import { planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
+import { isLead, planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
 import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
 
@@ -150,6 +150,13 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => pool?.close() };
 }
 
+/** How many tasks lead the start order (startOrder puts them first). */
+function leadCount(tasks: readonly ProbeTask[]): number {
+  let n = 0;
+  while (n < tasks.length && isLead(tasks[n]!)) n++;
+  return n;
+}
+
 /** The site a task's target is at; an alias is at its seats' site (none for an outside backend). */
 function taskSite(fleet: Fleet, t: ProbeTask): string {
   if (t.site !== undefined) return t.site;
@@ -182,6 +189,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     const run = runTasks(tasks, {
       concurrency: fleet.inventory.settings.concurrency,
       deadlineMs,
+      lead: leadCount(tasks),
       onEvent,
       ...(deps.signal ? { signal: deps.signal } : {}),
       ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),

@@ -23,6 +23,12 @@ export interface RunOptions {
   setTimer?: SetTimer;
   /** Wall clock for the findings the runner itself writes (deadline, crash). */
   clock?: () => Date;
+  /**
+   * The first `lead` tasks are started, then the event loop gets a turn before the others are: their
+   * connections open and their requests leave first. Thousands of tasks start in one go otherwise, and
+   * a gateway's model listing, which every alias task waits on, would only be asked after all of them.
+   */
+  lead?: number;
 }
 
 export interface RunResult {
@@ -59,21 +65,29 @@ export function planDeadline(tasks: readonly Pick<ProbeTask, 'timeoutMs'>[], con
   return Math.ceil(waves * longest + tasks.length * TASK_CPU_ALLOWANCE_MS + DEADLINE_BREATH_MS);
 }
 
+/** What other tasks wait on (a key's model listing, which every alias task awaits): started before
+ * anything else, and its request out before the rest are started (RunOptions.lead). */
+export function isLead(t: Pick<ProbeTask, 'probe'>): boolean {
+  return t.probe === 'gateway';
+}
+
 /**
- * The order tasks are started in. First what is vital and what others wait on (the UPS, BMC and
- * firewall; a key's listing, which every alias task awaits): if hanging targets ever fill every slot,
- * these were already asked. Then the slow risks (`risky`: a target that cost its timeout last time),
+ * The order tasks are started in. First what others wait on (a key's listing, which every alias task
+ * awaits), then what is vital (the UPS, BMC and firewall): if hanging targets ever fill every slot,
+ * these were already asked. The listing goes before the power probes because it only sends a request,
+ * where they may start child processes (ping), and a spawn holds the thread until the child has started. Then the slow risks (`risky`: a target that cost its timeout last time),
  * so their clocks start first. Then the rest, one from each site and kind in turn (gpu@fv, alias@fv,
  * alias@ana, seat@fv, …) rather than the inventory's order, so a dark site's targets, hanging side by
  * side in the inventory, never hold every slot while the other sites queue behind them.
  */
 export function startOrder(tasks: readonly ProbeTask[], siteOf: (t: ProbeTask) => string, risky: (t: ProbeTask) => boolean = () => false): ProbeTask[] {
-  const first: ProbeTask[] = [];
+  const lead: ProbeTask[] = [];
+  const vital: ProbeTask[] = [];
   const slow: ProbeTask[] = [];
   const groups = new Map<string, ProbeTask[]>();
   for (const t of tasks) {
-    if (t.group === 'power' || t.probe === 'gateway') {
-      first.push(t);
+    if (isLead(t) || t.group === 'power') {
+      (isLead(t) ? lead : vital).push(t);
       continue;
     }
     if (risky(t)) {
@@ -86,7 +100,7 @@ export function startOrder(tasks: readonly ProbeTask[], siteOf: (t: ProbeTask) =
     else groups.set(key, [t]);
   }
   const queues = [...groups.values()];
-  const out = [...first, ...slow];
+  const out = [...lead, ...vital, ...slow];
   for (let i = 0, left = queues.length; left > 0; i++) {
     left = 0;
     for (const q of queues) {
@@ -163,8 +177,21 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   };
 
   let next = 0;
+  const lead = opts.lead ?? 0;
+  // Once the lead tasks are started: one turn of the loop (their requests go out), then the rest.
+  let gate: Promise<void> | null = null;
+  let gateOpen = lead <= 0 || lead >= tasks.length;
   const worker = async (): Promise<void> => {
     while (next < tasks.length) {
+      if (next === lead && !gateOpen) {
+        await (gate ??= new Promise<void>((r) =>
+          setImmediate(() => {
+            gateOpen = true;
+            r();
+          }),
+        ));
+        continue;
+      }
       const task = tasks[next++]!;
       if (next === tasks.length) judgeSoon();
       if (stopAll.aborted) {

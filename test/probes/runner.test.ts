@@ -409,6 +409,36 @@ test('start order: the vital and the awaited first, then one from each site and 
   assert.deepEqual(risky.slice(0, 4), ['gateway:admin', 'power:ups:fv', 'power:bmc:ana', 'alias:fv3']);
 });
 
+test('start order: a listing others wait on goes before the power probes, wherever the plan put it', () => {
+  const time = new FakeTime();
+  const t = (id: string, probe: ProbeTask['probe'], group: ProbeTask['group']): ProbeTask => ({ ...task(time, id, 1), probe, group });
+  const tasks = [t('power:ups:fv', 'ups', 'power'), t('alias:a1', 'alias', 'aliases'), t('power:bmc:fv', 'bmc', 'power'), t('gateway:admin', 'gateway', 'aliases')];
+  assert.deepEqual(
+    startOrder(tasks, () => 'fv').map((x) => x.id),
+    ['gateway:admin', 'power:ups:fv', 'power:bmc:fv', 'alias:a1'],
+  );
+});
+
+test('lead tasks: their I/O gets a turn of the event loop before the next task is started', async () => {
+  const log: string[] = [];
+  const starting = (id: string, onStart: () => void): ProbeTask => ({
+    ...task(new FakeTime(), id, 1),
+    run: async () => {
+      onStart();
+      return [finding(id, 'up')];
+    },
+  });
+  // The lead task's request would go out on the loop's next turn (setImmediate stands for it).
+  const lead = starting('listing', () => void setImmediate(() => log.push('listing out')));
+  const next = starting('alias', () => log.push('alias started'));
+  await runTasks([lead, next], { concurrency: 8, deadlineMs: 5000, clock, lead: 1 });
+  assert.deepEqual(log, ['listing out', 'alias started']);
+  // Without a lead, every task starts in the same go, before anything goes out.
+  log.length = 0;
+  await runTasks([starting('listing', () => void setImmediate(() => log.push('listing out'))), starting('alias', () => log.push('alias started'))], { concurrency: 8, deadlineMs: 5000, clock });
+  assert.deepEqual(log, ['alias started', 'listing out']);
+});
+
 test('a finished run holds nothing: its tasks and findings can be collected while the caller keeps its signal (the bot\'s long life)', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
