@@ -244,8 +244,9 @@ interface OrderKey {
   key: string;
 }
 
-/** Each finding's place in the report order, made once: a finding is never changed once made, and a run
- * makes these as its findings come in (prepareOrder), so the sort after the last answer only compares. */
+/** Each finding's place in the report order, made once: a finding is never changed once made (makeFinding
+ * freezes it; its fields are readonly), and a run makes these as its findings come in (prepareOrder), so
+ * the sort after the last answer only compares. */
 const orderKeys = new WeakMap<Finding, OrderKey>();
 
 function orderKey(f: Finding): OrderKey {

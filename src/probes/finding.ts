@@ -16,10 +16,11 @@ export interface FindingInput {
   data: FindingData;
 }
 
-/** Stamps the finding with the clock and renders its provenance as `measuredBy`. */
+/** Stamps the finding with the clock and renders its provenance as `measuredBy`. Frozen: what the
+ * report's order, its JSON draft and the memory take from a finding as it comes in stay true of it. */
 export function makeFinding(clock: () => Date, f: FindingInput): Finding {
   const reason = f.status === 'up' ? undefined : (f.reason ?? 'probe_crashed');
-  return {
+  return Object.freeze({
     probe: f.probe,
     target: f.target,
     status: f.status,
@@ -33,7 +34,7 @@ export function makeFinding(clock: () => Date, f: FindingInput): Finding {
     ...(f.site !== undefined ? { site: f.site } : {}),
     ...(f.host !== undefined ? { host: f.host } : {}),
     data: f.data,
-  };
+  });
 }
 
 export function measured(...via: Measurement[]): Provenance {

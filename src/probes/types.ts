@@ -109,25 +109,25 @@ export type Provenance =
 export type InferredWhy = 'key_unset' | 'deadline' | 'not_started' | 'stopped' | 'probe_crashed' | 'listing';
 
 export interface Finding {
-  probe: ProbeName;
+  readonly probe: ProbeName;
   /** Display name of what was probed: `gen`, `fv-ml1 GPU1`, `fvups@192.0.2.1:3493`. Never decided on. */
-  target: string;
-  status: FindingStatus;
+  readonly target: string;
+  readonly status: FindingStatus;
   /** Present whenever status is not up. */
-  reason?: Reason;
-  subject: Subject;
+  readonly reason?: Reason;
+  readonly subject: Subject;
   /** One line a tired person can read. Never decided on. */
-  detail: string;
+  readonly detail: string;
   /** The rendering of `provenance`: the command or URL, or `inferred: <from what>`. */
-  measuredBy: string;
-  provenance: Provenance;
+  readonly measuredBy: string;
+  readonly provenance: Provenance;
   /** ISO-8601 UTC, from the injected clock, when the answer (or its absence) was known. */
-  observedAt: string;
-  latencyMs: number | null;
-  site?: string;
-  host?: string;
+  readonly observedAt: string;
+  readonly latencyMs: number | null;
+  readonly site?: string;
+  readonly host?: string;
   /** Structured figures, present whatever the outcome. */
-  data: FindingData;
+  readonly data: FindingData;
 }
 
 export type FindingData =

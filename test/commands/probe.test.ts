@@ -115,6 +115,10 @@ test('--json written as the findings come is, byte for byte, the report serialis
   // The prepared findings went out as slices of the draft, not one piece each.
   assert.ok(pieces.length < report.findings.length, `${pieces.length} pieces for ${report.findings.length} findings`);
   assert.equal(Buffer.concat(pieces).toString('utf8'), whole);
+  // What the draft and the report order took from a finding as it came stays true: it cannot be changed.
+  const down = report.findings.find((f) => f.status !== 'up')!;
+  assert.throws(() => Object.assign(down, { status: 'up', detail: 'fine' }), TypeError);
+  assert.equal(Buffer.concat(drafted.pieces(report)).toString('utf8'), whole);
   const none = { ...report, findings: [] };
   assert.equal(new JsonReport().bytes(none).toString('utf8'), `${JSON.stringify(reportJson(none), null, 2)}\n`);
 });
