@@ -54,7 +54,14 @@ async function main(): Promise<void> {
       });
     }
     const { runCli } = await import('./run.ts');
-    process.exitCode = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
+    const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
+    // The command is done and what it said is written (nothing left in node's buffers: on Linux a
+    // write to a terminal, a file or a pipe has happened when it returns). Leave now rather than wait
+    // for node to wind down what is still open (idle connections, their handles, the heap): the
+    // shell's prompt, and the end of a pipe into jq, come a few ms sooner after a probe. The reaper
+    // still runs ('exit').
+    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    process.exitCode = code;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);

@@ -108,6 +108,8 @@ export interface ProbePlan {
   askedFirst: number;
   /** Drops the connections the plan's own HTTP pool holds (none when deps.http was given). */
   close(): void;
+  /** Every task has sent its requests: the pool's connections go as they fall idle (HttpPool.drain). */
+  drain(): void;
 }
 
 export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): ProbePlan {
@@ -147,7 +149,7 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   // One deadline over the whole run, from the plan: a fleet of 10,000 aliases must not turn a hanging
   // target's "down at its timeout" into "not started" because a fixed deadline ran out first.
   const deadlineMs = Math.max(settings.deadlineMs, planDeadline(tasks, settings.concurrency));
-  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => pool?.close() };
+  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => pool?.close(), drain: () => pool?.drain() };
 }
 
 /** How many tasks lead the start order (startOrder puts them first). */
@@ -190,6 +192,8 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
       concurrency: fleet.inventory.settings.concurrency,
       deadlineMs,
       lead: leadCount(tasks),
+      // While the slowest targets are awaited, not after the last answer: a connection per slot to close.
+      onAllStarted: plan.drain,
       onEvent,
       ...(deps.signal ? { signal: deps.signal } : {}),
       ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),

@@ -240,21 +240,24 @@ function seatFacts(fleet: Fleet, findings: Finding[]): SeatFacts {
 }
 
 function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
-  const status = new Map(aliases.map((f) => [f.subject.name, f.status]));
-  const byKind = { chat: [] as AliasRef[], embedding: [] as AliasRef[] };
-  for (const a of fleet.aliases.values()) if (status.has(a.name)) byKind[a.alias.kind].push(a);
+  const status = new Map<string, FindingStatus>();
+  for (const f of aliases) status.set(f.subject.name, f.status);
+  // One pass over the inventory's aliases, each list in the inventory's order.
+  const byKind = { chat: { down: [] as AliasRef[], localUp: [] as string[], paid: [] as string[] }, embedding: { down: [] as AliasRef[], localUp: [] as string[], paid: [] as string[] } };
+  for (const a of fleet.aliases.values()) {
+    const s = status.get(a.name);
+    if (s === undefined) continue;
+    const k = byKind[a.alias.kind];
+    if (a.paid) k.paid.push(a.name);
+    else if (s === 'down') k.down.push(a);
+    else if (s === 'up' && !a.alias.optIn) k.localUp.push(a.name);
+  }
   const out: FallbackFacts[] = [];
   for (const kind of ['chat', 'embedding'] as const) {
-    const ofKind = byKind[kind];
+    const { down, localUp, paid } = byKind[kind];
     // A paid alias down leaves the local ones as they were: no fallback to talk about.
-    const down = ofKind.filter((a) => !a.paid && status.get(a.name) === 'down');
     if (down.length === 0) continue;
-    out.push({
-      kind,
-      localUp: ofKind.filter((a) => !a.paid && !a.alias.optIn && status.get(a.name) === 'up').map((a) => a.name),
-      paid: ofKind.filter((a) => a.paid).map((a) => a.name),
-      downOn: [...new Set(down.flatMap((a) => routesOf(fleet, a.name).map((r) => r.route)))],
-    });
+    out.push({ kind, localUp, paid, downOn: [...new Set(down.flatMap((a) => routesOf(fleet, a.name).map((r) => r.route)))] });
   }
   return out;
 }

@@ -29,6 +29,9 @@ export interface RunOptions {
    * a gateway's model listing, which every alias task waits on, would only be asked after all of them.
    */
   lead?: number;
+  /** Called once the last task has been started and its first turn is over (its request written):
+   * from then on no task will ask for a connection it has not already asked for. */
+  onAllStarted?: () => void;
 }
 
 export interface RunResult {
@@ -193,13 +196,17 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
         continue;
       }
       const task = tasks[next++]!;
-      if (next === tasks.length) judgeSoon();
+      const last = next === tasks.length;
+      if (last) judgeSoon();
       if (stopAll.aborted) {
         const why = stoppedWhy();
         finish(task, relabel(task, clock, why === 'stopped' ? 'stopped' : 'not_started', why === 'stopped' ? 'not probed: the run was stopped' : `not probed: the overall deadline of ${opts.deadlineMs} ms ran out first`), true);
         continue;
       }
-      const outcome = await runOne(task, stopAll, running, setTimer, clock, stoppedWhy);
+      const started = runOne(task, stopAll, running, setTimer, clock, stoppedWhy);
+      // After the last task's start, and a turn after what that start set going (its request written).
+      if (last && opts.onAllStarted) setImmediate(opts.onAllStarted);
+      const outcome = await started;
       if (!outcome.judge) finish(task, outcome.findings, outcome.timedOut);
       else if (next < tasks.length) queue(task, outcome.judge);
       else finish(task, word(task, outcome.judge), false);

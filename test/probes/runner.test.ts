@@ -439,6 +439,31 @@ test('lead tasks: their I/O gets a turn of the event loop before the next task i
   assert.deepEqual(log, ['alias started', 'listing out']);
 });
 
+test('onAllStarted: once, after the last task has started and its request has had its turn; not while tasks wait for a slot', async () => {
+  const log: string[] = [];
+  const time = new FakeTime();
+  const starting = (id: string, ms: number): ProbeTask => ({
+    ...task(time, id, ms),
+    run: (signal) => {
+      log.push(`${id} started`);
+      // Its request goes out on the loop's next turn (setImmediate stands for it).
+      setImmediate(() => log.push(`${id} out`));
+      return task(time, id, ms).run(signal);
+    },
+  });
+  // Two slots for three tasks: the third starts only when the first answers.
+  const run = runTasks([starting('a', 10), starting('b', 50), starting('c', 10)], { concurrency: 2, deadlineMs: 5000, clock, setTimer: time.setTimer, onAllStarted: () => log.push('all started') });
+  await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.ok(!log.includes('all started'), log.join(', '));
+  await time.advance(10);
+  for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+  assert.ok(log.includes('c out') && log.indexOf('all started') > log.indexOf('c out'), log.join(', '));
+  await time.advance(100);
+  await run;
+  assert.equal(log.filter((l) => l === 'all started').length, 1);
+});
+
 test('a finished run holds nothing: its tasks and findings can be collected while the caller keeps its signal (the bot\'s long life)', async () => {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;

@@ -532,6 +532,7 @@ export class WirePool {
   private readonly origins = new Map<string, Origin>();
   private tls: Promise<typeof import('node:tls')> | null = null;
   private closed = false;
+  private draining = false;
 
   constructor(private readonly maxSockets: number) {}
 
@@ -577,12 +578,24 @@ export class WirePool {
     this.origins.clear();
   }
 
+  /**
+   * No more requests are expected (every task of a run has sent its own): the idle connections are
+   * closed now and each busy one as its answer ends, while the run still waits on its slowest targets,
+   * rather than all of them in close() after the last answer, when a person is waiting for the report.
+   * A request made after all the same opens a fresh connection.
+   */
+  drain(): void {
+    this.draining = true;
+    for (const o of this.origins.values()) for (const c of o.idle.splice(0)) c.destroy();
+  }
+
   /** Every open connection, idle or busy, so close() reaches the busy ones too. */
   private readonly live = new Set<Conn>();
 
   released(c: Conn): void {
     const next = c.origin.queue.shift();
     if (next) return next.take(c);
+    if (this.draining) return c.destroy();
     c.socket.unref();
     c.origin.idle.push(c);
   }

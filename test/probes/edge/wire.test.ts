@@ -375,3 +375,27 @@ test('an answer found over the cap only after it was whole leaves alone the conn
   assert.equal(Buffer.from((await second.readAll!(100)).bytes).toString(), '{}');
   assert.equal(s.opened(), 1);
 });
+
+test('drain: the idle connections close at once, a busy one as its answer ends; a request after it still gets its answer', { timeout: 20_000 }, async () => {
+  let release: (() => void) | null = null;
+  const s = await raw((socket, _n, request) => {
+    const answer = (): void => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}');
+    if (request.startsWith('GET /slow')) release = answer;
+    else answer();
+  });
+  const p = pool();
+  // Two connections: one left idle, one busy with an answer that has not come.
+  const [a, b] = await Promise.all([get(p, `${s.url}/a`), get(p, `${s.url}/b`)]);
+  assert.deepEqual([a.outcome.code, b.outcome.code], ['ok', 'ok']);
+  assert.equal(s.open(), 2);
+  const slow = get(p, `${s.url}/slow`);
+  await waitFor(() => release !== null, 'the slow request at the peer');
+  p.drain();
+  await waitFor(() => s.open() === 1, 'the idle connection closed');
+  release!();
+  assert.equal((await slow).outcome.code, 'ok');
+  await waitFor(() => s.open() === 0, 'the busy connection closed once its answer ended');
+  // Asked after all: a fresh connection, and the answer.
+  assert.equal((await get(p, `${s.url}/late`)).outcome.code, 'ok');
+  assert.equal(s.opened(), 3);
+});
