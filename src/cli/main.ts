@@ -53,15 +53,21 @@ async function main(): Promise<void> {
         process.exit(143);
       });
     }
-    const { runCli } = await import('./run.ts');
-    const code = await runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
-    // The command is done and what it said is written (nothing left in node's buffers: on Linux a
-    // write to a terminal, a file or a pipe has happened when it returns). Leave now rather than wait
-    // for node to wind down what is still open (idle connections, their handles, the heap): the
-    // shell's prompt, and the end of a pipe into jq, come a few ms sooner after a probe. The reaper
-    // still runs ('exit').
-    if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit(code);
+    const { endsWhenDone, runCli } = await import('./run.ts');
+    const argv = process.argv.slice(2);
+    const code = await runCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, probeDeps: { reaper }, stdin: process.stdin, askedAt: 0 });
     process.exitCode = code;
+    // A probe is done and has nothing left running: leave once what it wrote has left node's buffers,
+    // rather than wait for node to wind down what is still open (connections, their handles): the
+    // prompt, and the end of a pipe into jq, come a few ms sooner. A turn of the loop first, so that a
+    // write that failed (a closed pipe, a full disk) has had its handler above set the exit code. Not
+    // when the write is still under way (a full pipe, a socket): node ends once it is out.
+    if (endsWhenDone(argv)) {
+      setImmediate(() => {
+        const out = [process.stdout, process.stderr];
+        if (out.every((s) => s.writableLength === 0 && !s.errored)) process.exit(code);
+      });
+    }
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`seat: internal error: ${message.split('\n')[0]}\n(set SEAT_DEBUG=1 for the full trace)\n`);

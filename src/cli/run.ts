@@ -124,6 +124,17 @@ function usageError(io: CliIo, message: string): 2 {
 type Split = { ok: true; inventory: string | undefined; rest: string[] } | { ok: false; error: string };
 
 /** `--inventory FILE` belongs to the terminal, not to the shared grammar (Slack has no files). */
+/**
+ * A command that leaves nothing running once it has returned: a one-shot `seat probe` (its pool closed
+ * or draining, its memory saved, its children reaped at exit). `seat` may end the process then rather
+ * than wait for node to wind down. Not so the console (`seat drill`), whose command may run on after
+ * the console is closed, nor `seat bot`.
+ */
+export function endsWhenDone(argv: string[]): boolean {
+  const split = splitGlobalOptions(argv);
+  return split.ok && split.rest[0] === 'probe';
+}
+
 function splitGlobalOptions(argv: string[]): Split {
   const rest: string[] = [];
   let inventory: string | undefined;

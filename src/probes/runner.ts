@@ -29,9 +29,10 @@ export interface RunOptions {
    * a gateway's model listing, which every alias task waits on, would only be asked after all of them.
    */
   lead?: number;
-  /** Called once the last task has been started and its first turn is over (its request written):
-   * from then on no task will ask for a connection it has not already asked for. */
-  onAllStarted?: () => void;
+  /** Called once the last task has been started and its first turn is over (its request written), with
+   * how many tasks are still running at any moment after: no new task will start, and those may ask
+   * once more (a probe's pool keeps no more idle connections than that: HttpPool.drain). */
+  onAllStarted?: (running: () => number) => void;
 }
 
 export interface RunResult {
@@ -205,7 +206,10 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
       }
       const started = runOne(task, stopAll, running, setTimer, clock, stoppedWhy);
       // After the last task's start, and a turn after what that start set going (its request written).
-      if (last && opts.onAllStarted) setImmediate(opts.onAllStarted);
+      if (last && opts.onAllStarted) {
+        const told = opts.onAllStarted;
+        setImmediate(() => told(() => running.size));
+      }
       const outcome = await started;
       if (!outcome.judge) finish(task, outcome.findings, outcome.timedOut);
       else if (next < tasks.length) queue(task, outcome.judge);
@@ -307,6 +311,7 @@ function relabel(task: ProbeTask, clock: () => Date, why: InferredWhy & Reason, 
   const observedAt = clock().toISOString();
   return base.map((f) => {
     const provenance = inferred(why, f.subject);
-    return { ...f, status: 'unknown', reason: why, detail, measuredBy: renderProvenance(provenance), provenance, observedAt, latencyMs: null };
+    // Frozen, as makeFinding's are: what is taken from a finding as it comes in stays true of it.
+    return Object.freeze({ ...f, status: 'unknown', reason: why, detail, measuredBy: renderProvenance(provenance), provenance, observedAt, latencyMs: null });
   });
 }

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +93,51 @@ test('a reader that closes the pipe early (| head -1) ends the run as a closed p
     child.stdout.destroy();
     assert.equal(await exited, 141, err);
     assert.ok(!/at .*\.ts:\d+/.test(err), `no stack trace: ${err}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('what cannot be written (a full disk) is exit 3 with the reason, not the command\'s own verdict', { timeout: 60_000, skip: existsSync('/dev/full') ? false : 'no /dev/full here' }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-enospc-'));
+  const full = openSync('/dev/full', 'w');
+  try {
+    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\necho "No devices were found"\nexit 6\n');
+    await chmod(join(dir, 'nvidia-smi'), 0o755);
+    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
+    for (const args of [['check'], ['probe', 'lab', '--json', '--only', 'gpus']]) {
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args, '--inventory', join(dir, 'fleet.yaml')], {
+        env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, SEAT_PROBE_MEMORY: 'off' }),
+        stdio: ['ignore', full, 'pipe'],
+      });
+      let err = '';
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+      assert.equal(code, 3, `${args.join(' ')}: ${err}`);
+      assert.match(err, /cannot write the report: ENOSPC/);
+      assert.ok(!/at .*\.ts:\d+/.test(err), `no stack trace: ${err}`);
+    }
+  } finally {
+    closeSync(full);
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('--json to a reader already gone: exit 141, as a closed pipe, not the probe\'s verdict', { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-epipe-json-'));
+  try {
+    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\nsleep 0.5\necho "No devices were found"\nexit 6\n');
+    await chmod(join(dir, 'nvidia-smi'), 0o755);
+    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--json', '--only', 'gpus', '--inventory', join(dir, 'fleet.yaml')], {
+      env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, SEAT_PROBE_MEMORY: 'off' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.destroy();
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    assert.equal(code, 141, err);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

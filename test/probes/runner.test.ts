@@ -439,7 +439,7 @@ test('lead tasks: their I/O gets a turn of the event loop before the next task i
   assert.deepEqual(log, ['alias started', 'listing out']);
 });
 
-test('onAllStarted: once, after the last task has started and its request has had its turn; not while tasks wait for a slot', async () => {
+test('onAllStarted: once, after the last task has started and its request has had its turn, told how many still run; not while tasks wait for a slot', async () => {
   const log: string[] = [];
   const time = new FakeTime();
   const starting = (id: string, ms: number): ProbeTask => ({
@@ -452,15 +452,28 @@ test('onAllStarted: once, after the last task has started and its request has ha
     },
   });
   // Two slots for three tasks: the third starts only when the first answers.
-  const run = runTasks([starting('a', 10), starting('b', 50), starting('c', 10)], { concurrency: 2, deadlineMs: 5000, clock, setTimer: time.setTimer, onAllStarted: () => log.push('all started') });
+  let running: (() => number) | null = null;
+  const run = runTasks([starting('a', 10), starting('b', 50), starting('c', 10)], {
+    concurrency: 2,
+    deadlineMs: 5000,
+    clock,
+    setTimer: time.setTimer,
+    onAllStarted: (r) => {
+      running = r;
+      log.push('all started');
+    },
+  });
   await new Promise((r) => setImmediate(r));
   await new Promise((r) => setImmediate(r));
   assert.ok(!log.includes('all started'), log.join(', '));
   await time.advance(10);
   for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
   assert.ok(log.includes('c out') && log.indexOf('all started') > log.indexOf('c out'), log.join(', '));
+  // b and c are still running; as they end, fewer may ask again.
+  assert.equal(running!(), 2);
   await time.advance(100);
   await run;
+  assert.equal(running!(), 0);
   assert.equal(log.filter((l) => l === 'all started').length, 1);
 });
 

@@ -46,9 +46,9 @@ export interface HttpPool {
   transport: HttpTransport;
   /** Drops every connection, idle or busy. */
   close(): void;
-  /** No more requests are expected: drops the idle connections now and each busy one as its answer ends
-   * (a request made after all the same opens a fresh one). */
-  drain(): void;
+  /** Every task has been started: no more connections stay idle than `keep()` (the tasks still running;
+   * none by default); the rest close as they fall idle (WirePool.drain). */
+  drain(keep?: () => number): void;
 }
 
 export interface PoolOptions {
@@ -84,7 +84,7 @@ export function createHttpPool(opts: PoolOptions = {}): HttpPool {
   return {
     transport: (url, call) => pool.request(targetOf(url), call),
     close: () => pool.close(),
-    drain: () => pool.drain(),
+    drain: (keep) => pool.drain(keep),
   };
 }
 

@@ -532,7 +532,8 @@ export class WirePool {
   private readonly origins = new Map<string, Origin>();
   private tls: Promise<typeof import('node:tls')> | null = null;
   private closed = false;
-  private draining = false;
+  /** Set by drain(): how many connections may stay idle (as many as the tasks still running). */
+  private keepIdle: (() => number) | null = null;
 
   constructor(private readonly maxSockets: number) {}
 
@@ -579,14 +580,25 @@ export class WirePool {
   }
 
   /**
-   * No more requests are expected (every task of a run has sent its own): the idle connections are
-   * closed now and each busy one as its answer ends, while the run still waits on its slowest targets,
-   * rather than all of them in close() after the last answer, when a person is waiting for the report.
-   * A request made after all the same opens a fresh connection.
+   * Every task of a run has been started: from now on no more connections stay idle than `keep()` says
+   * (the tasks still running, each of which may ask once more: a seat's /health, then its /v1/models).
+   * The rest are closed as they fall idle, while the run waits on its slowest targets, rather than all
+   * at once in close() after the last answer, when a person is waiting for the report. A request that
+   * finds none idle opens a fresh connection, as ever.
    */
-  drain(): void {
-    this.draining = true;
-    for (const o of this.origins.values()) for (const c of o.idle.splice(0)) c.destroy();
+  drain(keep: () => number = () => 0): void {
+    this.keepIdle = keep;
+    this.trim(keep());
+  }
+
+  /** Closes idle connections beyond `room` in all, the least recently used first (idle is used from its end). */
+  private trim(room: number): void {
+    let idle = 0;
+    for (const o of this.origins.values()) {
+      const over = o.idle.length - Math.max(0, room - idle);
+      if (over > 0) for (const c of o.idle.splice(0, over)) c.destroy();
+      idle += o.idle.length;
+    }
   }
 
   /** Every open connection, idle or busy, so close() reaches the busy ones too. */
@@ -595,7 +607,16 @@ export class WirePool {
   released(c: Conn): void {
     const next = c.origin.queue.shift();
     if (next) return next.take(c);
-    if (this.draining) return c.destroy();
+    if (this.keepIdle) {
+      // Draining: as tasks end, fewer may ask again; this one goes when as many are idle already.
+      const room = Math.max(0, this.keepIdle());
+      let idle = 0;
+      for (const o of this.origins.values()) idle += o.idle.length;
+      if (idle >= room) {
+        c.destroy();
+        return this.trim(room);
+      }
+    }
     c.socket.unref();
     c.origin.idle.push(c);
   }

@@ -399,3 +399,20 @@ test('drain: the idle connections close at once, a busy one as its answer ends; 
   assert.equal((await get(p, `${s.url}/late`)).outcome.code, 'ok');
   assert.equal(s.opened(), 3);
 });
+
+test('drain with tasks still running: as many connections stay idle as may be asked again; the rest close as they fall idle', { timeout: 20_000 }, async () => {
+  const s = await raw((socket) => void socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}'));
+  const p = pool();
+  await Promise.all([get(p, `${s.url}/a`), get(p, `${s.url}/b`), get(p, `${s.url}/c`)]);
+  assert.equal(s.open(), 3);
+  // One task still running, which may ask once more (a seat's /health, then its /v1/models).
+  let running = 1;
+  p.drain(() => running);
+  await waitFor(() => s.open() === 1, 'the two idle connections beyond one closed');
+  assert.equal((await get(p, `${s.url}/models`)).outcome.code, 'ok');
+  assert.equal(s.opened(), 3, 'the follow-up reused the connection kept for it');
+  // That task is done: its connection closes as it falls idle next.
+  running = 0;
+  assert.equal((await get(p, `${s.url}/late`)).outcome.code, 'ok');
+  await waitFor(() => s.open() === 0, 'no connection kept once no task runs');
+});
