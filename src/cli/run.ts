@@ -123,7 +123,6 @@ function usageError(io: CliIo, message: string): 2 {
 
 type Split = { ok: true; inventory: string | undefined; rest: string[] } | { ok: false; error: string };
 
-/** `--inventory FILE` belongs to the terminal, not to the shared grammar (Slack has no files). */
 /**
  * A command that leaves nothing running once it has returned: a one-shot `seat probe` (its pool closed
  * or draining, its memory saved, its children reaped at exit). `seat` may end the process then rather
@@ -135,6 +134,7 @@ export function endsWhenDone(argv: string[]): boolean {
   return split.ok && split.rest[0] === 'probe';
 }
 
+/** `--inventory FILE` belongs to the terminal, not to the shared grammar (Slack has no files). */
 function splitGlobalOptions(argv: string[]): Split {
   const rest: string[] = [];
   let inventory: string | undefined;
