@@ -243,7 +243,8 @@ function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
   const status = new Map<string, FindingStatus>();
   for (const f of aliases) status.set(f.subject.name, f.status);
   // One pass over the inventory's aliases, each list in the inventory's order.
-  const byKind = { chat: { down: [] as AliasRef[], localUp: [] as string[], paid: [] as string[] }, embedding: { down: [] as AliasRef[], localUp: [] as string[], paid: [] as string[] } };
+  const lists = (): { down: AliasRef[]; localUp: string[]; paid: string[] } => ({ down: [], localUp: [], paid: [] });
+  const byKind = { chat: lists(), embedding: lists() };
   for (const a of fleet.aliases.values()) {
     const s = status.get(a.name);
     if (s === undefined) continue;

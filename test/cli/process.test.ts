@@ -23,6 +23,15 @@ seats: {}
 aliases: {}
 `;
 
+/** A directory holding LAB_FLEET as fleet.yaml and `nvidia-smi` as this script (put first on PATH). */
+async function labDir(prefix: string, nvidiaSmi: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await writeFile(join(dir, 'nvidia-smi'), nvidiaSmi);
+  await chmod(join(dir, 'nvidia-smi'), 0o755);
+  await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
+  return dir;
+}
+
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   for (const k of ['SEAT_INVENTORY', 'SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET']) delete env[k];
@@ -74,12 +83,9 @@ test('Ctrl-C during a probe exits 130 and takes a hanging nvidia-smi with it', {
 });
 
 test('a reader that closes the pipe early (| head -1) ends the run as a closed pipe does: exit 141, no stack trace', { timeout: 60_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'seat-epipe-'));
+  // A slow GPU: the report's later lines are written after the reader has gone.
+  const dir = await labDir('seat-epipe-', '#!/bin/bash\nsleep 1\necho "No devices were found"\nexit 6\n');
   try {
-    // A slow GPU: the report's later lines are written after the reader has gone.
-    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\nsleep 1\necho "No devices were found"\nexit 6\n');
-    await chmod(join(dir, 'nvidia-smi'), 0o755);
-    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--inventory', join(dir, 'fleet.yaml')], {
       env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` }),
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,12 +105,9 @@ test('a reader that closes the pipe early (| head -1) ends the run as a closed p
 });
 
 test('what cannot be written (a full disk) is exit 3 with the reason, not the command\'s own verdict', { timeout: 60_000, skip: existsSync('/dev/full') ? false : 'no /dev/full here' }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'seat-enospc-'));
+  const dir = await labDir('seat-enospc-', '#!/bin/bash\necho "No devices were found"\nexit 6\n');
   const full = openSync('/dev/full', 'w');
   try {
-    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\necho "No devices were found"\nexit 6\n');
-    await chmod(join(dir, 'nvidia-smi'), 0o755);
-    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
     for (const args of [['check'], ['probe', 'lab', '--json', '--only', 'gpus']]) {
       const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args, '--inventory', join(dir, 'fleet.yaml')], {
         env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, SEAT_PROBE_MEMORY: 'off' }),
@@ -124,11 +127,8 @@ test('what cannot be written (a full disk) is exit 3 with the reason, not the co
 });
 
 test('--json to a reader already gone: exit 141, as a closed pipe, not the probe\'s verdict', { timeout: 60_000 }, async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'seat-epipe-json-'));
+  const dir = await labDir('seat-epipe-json-', '#!/bin/bash\nsleep 0.5\necho "No devices were found"\nexit 6\n');
   try {
-    await writeFile(join(dir, 'nvidia-smi'), '#!/bin/bash\nsleep 0.5\necho "No devices were found"\nexit 6\n');
-    await chmod(join(dir, 'nvidia-smi'), 0o755);
-    await writeFile(join(dir, 'fleet.yaml'), LAB_FLEET);
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'probe', 'lab', '--json', '--only', 'gpus', '--inventory', join(dir, 'fleet.yaml')], {
       env: cleanEnv({ PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}`, SEAT_PROBE_MEMORY: 'off' }),
       stdio: ['ignore', 'pipe', 'pipe'],

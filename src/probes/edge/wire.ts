@@ -607,18 +607,10 @@ export class WirePool {
   released(c: Conn): void {
     const next = c.origin.queue.shift();
     if (next) return next.take(c);
-    if (this.keepIdle) {
-      // Draining: as tasks end, fewer may ask again; this one goes when as many are idle already.
-      const room = Math.max(0, this.keepIdle());
-      let idle = 0;
-      for (const o of this.origins.values()) idle += o.idle.length;
-      if (idle >= room) {
-        c.destroy();
-        return this.trim(room);
-      }
-    }
     c.socket.unref();
     c.origin.idle.push(c);
+    // Draining: as tasks end, fewer may ask again.
+    if (this.keepIdle) this.trim(this.keepIdle());
   }
 
   lost(c: Conn): void {
