@@ -4,6 +4,7 @@ import type { Fleet } from '../inventory/fleet.ts';
 import type { Summary, Verdict } from '../diagnose/verdict.ts';
 import { SCHEMA_VERSION, canonicalJson } from '../probes/canonical.ts';
 import { createReaper } from '../probes/edge/exec.ts';
+import { createProgramGate, LISTINGS_FIRST_MS } from '../probes/edge/gate.ts';
 import { createHttpPool, type HttpTransport } from '../probes/edge/transport.ts';
 import { planGatewayTasks } from '../probes/gateway.ts';
 import { planGpuTasks } from '../probes/gpu.ts';
@@ -119,6 +120,8 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   const monotonic = deps.monotonic ?? (() => performance.now());
   const startupMs = deps.origin === undefined ? 0 : Math.max(0, Math.round(monotonic() - deps.origin));
   const pool = deps.http ? null : createHttpPool({ maxSockets: settings.concurrency });
+  // Only where there are listings to wait for: the gateway's planner opens it as they come in.
+  const programGate = req.only.includes('aliases') ? createProgramGate(LISTINGS_FIRST_MS, deps.setTimer) : undefined;
   const env: ProbeEnv = {
     http: deps.http ?? pool!.transport,
     env: deps.env ?? process.env,
@@ -133,6 +136,7 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
     reaper: deps.reaper ?? createReaper(),
     maxBodyBytes: MAX_BODY_BYTES,
     maxOutputBytes: MAX_OUTPUT_BYTES,
+    ...(programGate ? { programGate } : {}),
   };
   const groups: ProbeGroup[] = ['power', 'gpus', 'aliases'];
   const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { memory: deps.memory }));
@@ -149,7 +153,10 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   // One deadline over the whole run, from the plan: a fleet of 10,000 aliases must not turn a hanging
   // target's "down at its timeout" into "not started" because a fixed deadline ran out first.
   const deadlineMs = Math.max(settings.deadlineMs, planDeadline(tasks, settings.concurrency));
-  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => pool?.close(), drain: (keep) => pool?.drain(keep) };
+  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => {
+      programGate?.open();
+      pool?.close();
+    }, drain: (keep) => pool?.drain(keep) };
 }
 
 /** How many tasks lead the start order (startOrder puts them first). */

@@ -4,6 +4,7 @@
 // reworded freely. Facts (`subject`, `status`, `reason`, `provenance`, `observedAt`, `data`) are what
 // code decides on: the diagnosis, the guardrails and the journal read only these.
 import type { HttpTransport } from './edge/transport.ts';
+import type { ProgramGate } from './edge/gate.ts';
 
 export type ProbeGroup = 'aliases' | 'gpus' | 'power';
 export const PROBE_GROUPS: readonly ProbeGroup[] = ['aliases', 'gpus', 'power'];
@@ -315,6 +316,9 @@ export interface ProbeEnv {
   /** Caps on what a peer may send. */
   maxBodyBytes: number;
   maxOutputBytes: number;
+  /** Programs (ping, ssh) start once it opens: the gateway's listings are in hand, or its cap passed
+   * (edge/gate.ts). Unset: they start at once. */
+  programGate?: ProgramGate;
 }
 
 /** Tracks child process groups so they can be killed when the process stops; injected, never module state. */

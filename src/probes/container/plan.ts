@@ -6,7 +6,7 @@
 // NetworkSettings.Ports, which is what `docker port` prints.
 import type { Fleet, HostRef, SeatRef } from '../../inventory/fleet.ts';
 import { makeFinding, measured } from '../finding.ts';
-import { runCommand, type CommandResult } from '../edge/exec.ts';
+import { probeCommandOptions, runCommand, type CommandResult } from '../edge/exec.ts';
 import { clean, cut, firstLine, firstSentence, fmtInt } from '../edge/text.ts';
 import { failedInSsh, first60, runFailure, sshFailure, type Failure } from '../edge/remote.ts';
 import { graceFor, innerBudget } from '../edge/timeout.ts';
@@ -82,15 +82,7 @@ async function probeHost(ctx: Ctx, ones: One[], signal: AbortSignal): Promise<Fi
   const t0 = env.now();
   const budget = innerBudget(env.timeoutMs);
   const [inspect, ...tcp] = await Promise.all([
-    runCommand(ctx.argv, {
-      timeoutMs: env.timeoutMs,
-      signal,
-      env: env.env,
-      maxBytes: Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES),
-      reaper: env.reaper,
-      ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}),
-      ...(env.passEnv ? { passEnv: env.passEnv } : {}),
-    }),
+    runCommand(ctx.argv, probeCommandOptions(env, signal, Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES))),
     ...ones.map((o) => tcpConnect(host.host.address, o.seat.seat.port, budget, signal, env.now)),
   ]);
   const latencyMs = Math.round(env.now() - t0);

@@ -11,6 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { clean, cut, firstLine } from './text.ts';
+import type { ProbeEnv } from '../types.ts';
 import { isTimeout, KILL_AFTER_MS, realTimer, withTimeout, type SetTimer } from './timeout.ts';
 
 export type CommandCode = 'ok' | 'exit' | 'timeout' | 'not_found' | 'killed' | 'stopped' | 'too_large' | 'error';
@@ -58,6 +59,23 @@ export interface CommandOptions {
   maxBytes?: number;
   reaper: Reaper;
   setTimer?: SetTimer;
+  /** Not started before this settles (ProbeEnv.programGate's `opened`); the wait is spent of timeoutMs,
+   * and a stop or the timeout during it ends the command unstarted. */
+  after?: Promise<void>;
+}
+
+/** What a probe's program runs with, from its run's ProbeEnv: its caps, PATH, passEnv, reaper and gate. */
+export function probeCommandOptions(env: ProbeEnv, signal: AbortSignal, maxBytes: number = env.maxOutputBytes): CommandOptions {
+  return {
+    timeoutMs: env.timeoutMs,
+    signal,
+    env: env.env,
+    maxBytes,
+    reaper: env.reaper,
+    ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}),
+    ...(env.passEnv ? { passEnv: env.passEnv } : {}),
+    ...(env.programGate && !env.programGate.isOpen ? { after: env.programGate.opened } : {}),
+  };
 }
 
 export const DEFAULT_MAX_OUTPUT = 4 * 1024 * 1024;
@@ -138,7 +156,9 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
   const onAbort = (): void => stop(isTimeout(signal) ? 'timeout' : 'stopped');
   try {
     // Starting a process blocks the thread for milliseconds: the runner starts every task before any
-    // of them spawns, so no task's clock (nor the gateway's first request) waits on another's fork.
+    // of them spawns, so no task's clock (nor the gateway's first request) waits on another's fork;
+    // in a probe run, not before the key listings either (`after`: edge/gate.ts).
+    if (opts.after) await untilOrAborted(opts.after, signal);
     await spawnTurn();
     if (signal.aborted) return { ...none, code: isTimeout(signal) ? 'timeout' : 'stopped', timedOut: isTimeout(signal), isCanceled: !isTimeout(signal) };
     // node:child_process itself, not execa: ~130 modules and ~12 MiB that a probe run paid for while
@@ -199,6 +219,19 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
       opts.reaper.untrack(pid);
     }
   }
+}
+
+/** `p` settled, or `signal` aborted, whichever first (never rejects). */
+function untilOrAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    p.then(done, done);
+  });
 }
 
 /** A stream's bytes up to `max`; past it, `onOver` once and the rest is read and dropped. */

@@ -3,6 +3,7 @@
 import type { Fleet, SeatRef } from '../../inventory/fleet.ts';
 import { makeFinding, type FindingInput } from '../finding.ts';
 import { makeRedactor, redactStrings } from '../edge/text.ts';
+import { openWhenAllSettled } from '../edge/gate.ts';
 import { graceFor, withTimeout } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask } from '../types.ts';
 import { aliasFinding, extrasFindings, keyFinding, seatFinding, type Make } from './findings.ts';
@@ -30,7 +31,9 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
       makeFinding(() => at, redacted(f));
 
   // One listing per key and one check per seat for the whole run, shared by every task that needs it.
-  const listings = new Map(keys.map((k) => [k.name, shared((signal) => gw.list(k, signal), env.timeoutMs)]));
+  // The run's programs (ping, ssh) wait for every key's listing, which each alias waits on (edge/gate.ts).
+  const listed = openWhenAllSettled(env.programGate, keys.map((k) => k.name));
+  const listings = new Map(keys.map((k) => [k.name, shared((signal) => gw.list(k, signal).finally(() => listed(k.name)), env.timeoutMs)]));
   const seatChecks = new Map([...fleet.seats.values()].map((s) => [s.name, shared((signal) => gw.checkSeat(s, signal), env.timeoutMs)]));
   const listing = (k: Key, signal: AbortSignal): Promise<Listing> =>
     listings.get(k.name)!(signal).then((l) => l ?? { state: 'failed', key: k, outcome: timeoutOutcome(env.timeoutMs) });

@@ -8,7 +8,7 @@
 // code, and a failed process list never hides the memory figures.
 import type { Fleet, HostRef } from '../../inventory/fleet.ts';
 import { measured } from '../finding.ts';
-import { runCommand, type CommandResult } from '../edge/exec.ts';
+import { probeCommandOptions, runCommand, type CommandResult } from '../edge/exec.ts';
 import { clean, cut, firstLine, firstSentence } from '../edge/text.ts';
 import { failedInSsh, first60, runFailure, sshFailure, type Failure } from '../edge/remote.ts';
 import { graceFor } from '../edge/timeout.ts';
@@ -63,7 +63,7 @@ async function probeHost(
   signal: AbortSignal,
 ): Promise<Finding[]> {
   const t0 = env.now();
-  const opts = { timeoutMs: env.timeoutMs, signal, env: env.env, maxBytes: env.maxOutputBytes, reaper: env.reaper, ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}), ...(env.passEnv ? { passEnv: env.passEnv } : {}) };
+  const opts = probeCommandOptions(env, signal);
   const [gpus, apps] = await Promise.all([runCommand(cmds.gpuCmd, opts), runCommand(cmds.appsCmd, opts)]);
   const latencyMs = Math.round(env.now() - t0);
   const ctxBase = { clock: env.clock, host, provenance: cmds.provenance, latencyMs, floorMiB: env.marginFloorMiB };

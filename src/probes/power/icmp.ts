@@ -1,20 +1,12 @@
 // One ICMP echo with the real `ping`, through the one exec helper (its own process group, reaped).
-import { runCommand } from '../edge/exec.ts';
+import { probeCommandOptions, runCommand } from '../edge/exec.ts';
 import { clean, cut, firstLine } from '../edge/text.ts';
 import type { ProbeEnv } from '../types.ts';
 
 export type PingOutcome = { result: 'ok'; rttMs: number | null } | { result: 'failed'; why: string } | { result: 'skipped'; why: string };
 
 export async function runPing(argv: string[], env: ProbeEnv, budgetMs: number, signal: AbortSignal): Promise<PingOutcome> {
-  const r = await runCommand(argv, {
-    timeoutMs: budgetMs,
-    signal,
-    env: env.env,
-    maxBytes: 64 * 1024,
-    reaper: env.reaper,
-    ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}),
-    ...(env.passEnv ? { passEnv: env.passEnv } : {}),
-  });
+  const r = await runCommand(argv, { ...probeCommandOptions(env, signal, 64 * 1024), timeoutMs: budgetMs });
   if (r.code === 'ok') {
     const m = /time[=<](\d{1,9}(?:\.\d{1,6})?) ?ms/.exec(r.stdout);
     return { result: 'ok', rttMs: m ? Number(m[1]) : null };

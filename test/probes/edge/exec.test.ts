@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, test } from 'node:test';
 import { childEnv, createReaper, runCommand, type CommandOptions } from '../../../src/probes/edge/exec.ts';
 import { clean, firstLine } from '../../../src/probes/edge/text.ts';
+import { createProgramGate } from '../../../src/probes/edge/gate.ts';
 import { KILL_AFTER_MS } from '../../../src/probes/edge/timeout.ts';
 import { alive, ManualTimers, waitFor } from './helpers.ts';
 
@@ -142,6 +143,34 @@ test('stopped by the caller: code stopped, group gone; already stopped: never st
 
   const gone = await runCommand(['holder', 'wait'], setup({ signal: ctl.signal }).opts);
   assert.equal(gone.code, 'stopped');
+});
+
+test('a command waiting on `after` starts when it settles; a stop or its timeout during the wait ends it unstarted', async () => {
+  const gate = createProgramGate(100, new ManualTimers().setTimer);
+  const waiting = setup({ after: gate.opened });
+  let done = false;
+  const pending = runCommand(['print-env'], waiting.opts).then((r) => ((done = true), r));
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(done, false, 'not run before the gate opens');
+  assert.equal(waiting.opts.reaper.size, 0, 'nothing started');
+  gate.open();
+  assert.equal((await pending).code, 'ok');
+
+  const shut = createProgramGate(100, new ManualTimers().setTimer);
+  const ctl = new AbortController();
+  const stopped = setup({ after: shut.opened, signal: ctl.signal });
+  const r1 = runCommand(['holder', 'wait'], stopped.opts);
+  ctl.abort();
+  assert.equal((await r1).code, 'stopped');
+  assert.equal(existsSync(stopped.pidfile), false, 'the program never ran');
+
+  const late = setup({ after: shut.opened });
+  const r2 = runCommand(['holder', 'wait'], late.opts);
+  assert.equal(late.timers.fire(3000), 1, 'its own timeout runs through the wait');
+  const timedOut = await r2;
+  assert.equal(timedOut.code, 'timeout');
+  assert.equal(timedOut.timedOut, true);
+  assert.equal(existsSync(late.pidfile), false, 'the program never ran');
 });
 
 test('a child printing forever is cut at the cap: too_large, memory flat', async () => {
