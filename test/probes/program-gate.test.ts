@@ -99,7 +99,8 @@ function probe(timers: ManualTimers, onGpu: () => void = () => {}): ReturnType<t
       env: { SEAT_TEST_KEY: KEY, PATH: process.env.PATH },
       pathPrefix: [DRILL_BIN],
       reaper: recordingReaper(),
-      // The runner's timers and the gate's cap fire when the test says so.
+      // The runner's timers and the gate's cap fire when the test says so (a test that waits forever
+      // for them fails at its own timeout, above).
       setTimer: timers.setTimer,
       onEvent: (e) => {
         if (e.type === 'task' && e.task.group === 'gpus') onGpu();
@@ -108,7 +109,7 @@ function probe(timers: ManualTimers, onGpu: () => void = () => {}): ReturnType<t
   );
 }
 
-test('ssh starts once the listing is answered, never while the aliases wait on it', async () => {
+test('ssh starts once the listing is answered, never while the aliases wait on it', { timeout: 30_000 }, async () => {
   log = [];
   let release!: () => void;
   held = new Promise((r) => (release = r));
@@ -128,7 +129,7 @@ test('ssh starts once the listing is answered, never while the aliases wait on i
   assert.equal(report.findings.filter((f) => f.subject.kind === 'alias' && f.status === 'up').length, ALIASES.length);
 });
 
-test('a gateway that does not answer its listing holds ssh only until the cap: the GPUs are measured while it hangs', async () => {
+test('a gateway that does not answer its listing holds ssh only until the cap: the GPUs are measured while it hangs', { timeout: 30_000 }, async () => {
   log = [];
   let release!: () => void;
   held = new Promise((r) => (release = r));

@@ -160,12 +160,15 @@ test('a command waiting on `after` starts when it settles; a stop or its timeout
   const ctl = new AbortController();
   const stopped = setup({ after: shut.opened, signal: ctl.signal });
   const r1 = runCommand(['holder', 'wait'], stopped.opts);
+  // Past the turn every spawn waits for: parked on the gate, not on that.
+  await new Promise((r) => setTimeout(r, 50));
   ctl.abort();
   assert.equal((await r1).code, 'stopped');
   assert.equal(existsSync(stopped.pidfile), false, 'the program never ran');
 
   const late = setup({ after: shut.opened });
   const r2 = runCommand(['holder', 'wait'], late.opts);
+  await new Promise((r) => setTimeout(r, 50));
   assert.equal(late.timers.fire(3000), 1, 'its own timeout runs through the wait');
   const timedOut = await r2;
   assert.equal(timedOut.code, 'timeout');
