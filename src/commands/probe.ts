@@ -153,10 +153,11 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
   // One deadline over the whole run, from the plan: a fleet of 10,000 aliases must not turn a hanging
   // target's "down at its timeout" into "not started" because a fixed deadline ran out first.
   const deadlineMs = Math.max(settings.deadlineMs, planDeadline(tasks, settings.concurrency));
-  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close: () => {
-      programGate?.open();
-      pool?.close();
-    }, drain: (keep) => pool?.drain(keep) };
+  const close = (): void => {
+    programGate?.open();
+    pool?.close();
+  };
+  return { tasks, sites, env, deadlineMs, timeoutMs, startupMs, askedFirst, close, drain: (keep) => pool?.drain(keep) };
 }
 
 /** How many tasks lead the start order (startOrder puts them first). */

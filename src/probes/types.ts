@@ -316,7 +316,7 @@ export interface ProbeEnv {
   /** Caps on what a peer may send. */
   maxBodyBytes: number;
   maxOutputBytes: number;
-  /** Programs (ping, ssh) start once it opens: the gateway's listings are in hand, or its cap passed
+  /** Programs (ping, ssh, a local nvidia-smi or docker) start once it opens: the gateway's listings are in hand, or its cap passed
    * (edge/gate.ts). Unset: they start at once. */
   programGate?: ProgramGate;
 }

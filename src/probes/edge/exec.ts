@@ -74,7 +74,7 @@ export function probeCommandOptions(env: ProbeEnv, signal: AbortSignal, maxBytes
     reaper: env.reaper,
     ...(env.pathPrefix ? { pathPrefix: env.pathPrefix } : {}),
     ...(env.passEnv ? { passEnv: env.passEnv } : {}),
-    ...(env.programGate && !env.programGate.isOpen ? { after: env.programGate.opened } : {}),
+    ...(env.programGate ? { after: env.programGate.opened } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-// When a probe run may start its programs (ping, ssh): once the gateway's key listings are in hand,
+// When a probe run may start its programs (ping, ssh, a local nvidia-smi or docker): once the gateway's key listings are in hand,
 // or after LISTINGS_FIRST_MS, whichever comes first.
 //
 // Why: starting a program forks this process, and a fork holds the thread for milliseconds (about
@@ -15,30 +15,20 @@ export const LISTINGS_FIRST_MS = 100;
 export interface ProgramGate {
   /** Settles when open() is called or the cap has passed. */
   readonly opened: Promise<void>;
-  readonly isOpen: boolean;
   /** Idempotent; also cancels the cap's timer, so a finished run leaves nothing pending. */
   open(): void;
 }
 
-export function createProgramGate(capMs: number = LISTINGS_FIRST_MS, setTimer: SetTimer = realTimer): ProgramGate {
+export function createProgramGate(capMs: number, setTimer: SetTimer = realTimer): ProgramGate {
   let release!: () => void;
   const opened = new Promise<void>((r) => (release = r));
-  let isOpen = false;
   let cancel: () => void = () => {};
   const open = (): void => {
-    if (isOpen) return;
-    isOpen = true;
     cancel();
     release();
   };
   cancel = setTimer(open, capMs);
-  return {
-    opened,
-    get isOpen() {
-      return isOpen;
-    },
-    open,
-  };
+  return { opened, open };
 }
 
 /**

@@ -31,7 +31,7 @@ export function planGatewayTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv)
       makeFinding(() => at, redacted(f));
 
   // One listing per key and one check per seat for the whole run, shared by every task that needs it.
-  // The run's programs (ping, ssh) wait for every key's listing, which each alias waits on (edge/gate.ts).
+  // The run's programs (ping, ssh, …) wait for every key's listing, which each alias waits on (edge/gate.ts).
   const listed = openWhenAllSettled(env.programGate, keys.map((k) => k.name));
   const listings = new Map(keys.map((k) => [k.name, shared((signal) => gw.list(k, signal).finally(() => listed(k.name)), env.timeoutMs)]));
   const seatChecks = new Map([...fleet.seats.values()].map((s) => [s.name, shared((signal) => gw.checkSeat(s, signal), env.timeoutMs)]));
