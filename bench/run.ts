@@ -16,6 +16,7 @@ const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
   ack: async () => (await import('./ack.ts')).benchAck(),
   'ack-big': async () => (await import('./ack-big.ts')).benchAckBig(),
   'step-ack': async () => (await import('./step-ack.ts')).benchStepAck(),
+  'step-burst': async () => (await import('./step-burst.ts')).benchStepBurst(),
   journal: async () => (await import('./journal.ts')).benchJournal(),
   export: async () => (await import('./export.ts')).benchExport(),
   startup: async () => (await import('./startup.ts')).benchStartup(),

@@ -25,9 +25,11 @@ export interface DarkNetwork {
 
 /**
  * `addresses` go dark: for ping (a namespace, or a stand-in in `binDir`) and for the ssh stand-in
- * copied into `binDir` (renamed ssh-drill and wrapped: drill@ADDRESS finds no route).
+ * copied into `binDir` (renamed ssh-drill and wrapped: drill@ADDRESS finds no route). `ping: false`
+ * (no real ping here): no stand-in plays ICMP, so no address is made to fail a ping that was never
+ * sent; inside a namespace the probe's ping then cannot start, and reads as not measured.
  */
-export async function darken(addresses: string[], binDir: string, opts: { namespace?: boolean } = {}): Promise<DarkNetwork> {
+export async function darken(addresses: string[], binDir: string, opts: { namespace?: boolean; ping?: boolean } = {}): Promise<DarkNetwork> {
   for (const a of addresses) assertLoopback(a, 'darken');
   wrapSsh(addresses, binDir);
   if (addresses.length === 0) return { how: 'nothing dark', stop: async () => {}, stopNow: () => {} };
@@ -53,6 +55,9 @@ export async function darken(addresses: string[], binDir: string, opts: { namesp
       },
       stopNow,
     };
+  }
+  if (opts.ping === false) {
+    return { how: `no network namespace (${ns.why}) and no ping here: ICMP is not measured; nothing listens on the ports of ${addresses.join(', ')}`, stop: async () => {}, stopNow: () => {} };
   }
   writePingStandIn(addresses, binDir);
   return { how: `no network namespace (${ns.why}): a ping stand-in never answers for ${addresses.join(', ')}`, stop: async () => {}, stopNow: () => {} };

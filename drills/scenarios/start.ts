@@ -14,7 +14,8 @@ import { startDrillFleet } from '../litellm.ts';
 import { freePort, hostPort } from '../net.ts';
 import { startOobListeners } from '../oob.ts';
 import { alive } from '../upsd/processes.ts';
-import { startUpsd, upsdUnavailableReason } from '../upsd.ts';
+import { findTools, toolLines } from '../tools.ts';
+import { startUpsd } from '../upsd.ts';
 import { overrideContainers } from './containers.ts';
 import { darken } from './dark.ts';
 import type { Scenario } from './types.ts';
@@ -29,6 +30,10 @@ export interface StartOptions {
   tmpRoot?: string;
   /** Keep the folder (journal included) when the drill stops. */
   keep?: boolean;
+  /** Whose PATH the real tools (ping, ip) are looked for on (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
+  /** Where nut-server's upsd and dummy-ups are (default /lib/nut). */
+  nutDir?: string;
 }
 
 export interface RunningDrill {
@@ -51,6 +56,8 @@ export interface RunningDrill {
   listening: string[];
   /** What could not be played as in the seed, and why. */
   notes: string[];
+  /** The drill's first lines: the real tools found, those not found, and what that changes. */
+  tools: string[];
   /** Idempotent: every stand-in stopped, the namespace removed, the folder removed unless kept. */
   stop(): Promise<void>;
 }
@@ -99,6 +106,15 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
 
     const inv = structuredClone(gw.fleet.inventory);
     inv.journal = 'journal.sqlite';
+    const tools = findTools({ ...(opts.env ? { env: opts.env } : {}), ...(opts.nutDir ? { nutDir: opts.nutDir } : {}) });
+    const notes: string[] = [];
+    // No upsd to play a UPS that answers: it is left out of the drill inventory, not shown as down. A
+    // dark site's UPS stays: nothing answers for it whatever is installed.
+    for (const [name, site] of Object.entries(inv.sites)) {
+      if (!site.ups || s.darkSites.includes(name) || !tools.nutMissing) continue;
+      notes.push(`no upsd for ${site.ups.name}: ${tools.nutMissing} (apt-get install nut-server); ${name}'s UPS is left out of this drill's inventory`);
+      delete site.ups;
+    }
     const darkAddresses: string[] = darkHosts.map((h) => h.host.address);
     for (const [name, site] of Object.entries(inv.sites)) {
       const dark = s.darkSites.includes(name);
@@ -112,21 +128,15 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
     const oob = await startOobListeners(fleet, s.darkSites);
     stops.push(() => oob.stop());
 
-    const notes: string[] = [];
     const upsds: string[] = [];
-    const reason = upsdUnavailableReason();
     for (const [name, site] of Object.entries(inv.sites)) {
       if (!site.ups || s.darkSites.includes(name)) continue;
-      if (reason) {
-        notes.push(`no upsd for ${site.ups.name}: ${reason} (apt-get install nut-server); its UPS reads as unreachable`);
-        continue;
-      }
-      const ups = await startUpsd({ upsName: site.ups.name, host: site.ups.host, port: site.ups.port, dev: UPS_STATE[site.ups.name] ?? { 'ups.status': 'OL' } });
+      const ups = await startUpsd({ upsName: site.ups.name, host: site.ups.host, port: site.ups.port, dev: UPS_STATE[site.ups.name] ?? { 'ups.status': 'OL' }, ...(tools.nut ? { nutDir: tools.nut } : {}) });
       stops.push(() => ups.stop());
       upsds.push(`${site.ups.name}@${hostPort(ups.host, ups.port)}`);
     }
 
-    const dark = await darken([...new Set(darkAddresses)], bin);
+    const dark = await darken([...new Set(darkAddresses)], bin, { ping: tools.ping !== null });
     stops.push(() => dark.stop());
     nowStops.push(() => dark.stopNow());
 
@@ -157,6 +167,7 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
       standIns,
       listening: [new URL(gw.gateway.url).host, ...[...gw.seats.values()].map((x) => new URL(x.url).host), ...oob.listening, ...upsds.map((u) => u.split('@')[1]!)],
       notes,
+      tools: toolLines(tools, s.darkSites),
       stop,
     };
   } catch (err) {

@@ -37,7 +37,7 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo): Promise<Exi
   const keep = Boolean(io.env.SEAT_DRILL_KEEP);
   let drill: Awaited<ReturnType<typeof startScenario>>;
   try {
-    drill = await startScenario(scenario, { keep });
+    drill = await startScenario(scenario, { keep, env: io.env });
   } catch (err) {
     io.stderr.write(`seat: cannot start drill ${id}: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}\n`);
     return 3;
@@ -53,6 +53,7 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo): Promise<Exi
     const ownJournal = journal.from !== 'SEAT_JOURNAL';
     const intro = [
       `seat drill ${id} · ${scenario.seed} · DRILL: loopback stand-ins, not the fleet; the journal marks its incidents as drills`,
+      ...drill.tools,
       ...scenario.story.map((l) => `  ${l}`),
       'type first:',
       ...first.map(([c, why]) => `  ${c.padEnd(width)}${why}`),

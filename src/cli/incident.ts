@@ -12,9 +12,10 @@ import { actorName, IncidentService, type DecideResult, type Refusal } from '../
 import { currentStep, type IncidentView, type StepView } from '../incident/engine.ts';
 import type { Actor, Evidence, EvidenceSpec, Incident, JournalEvent, PowerLogFacts } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
+import { checkKeptHead } from '../journal/kept-head.ts';
 import { journalPath } from '../journal/location.ts';
 import { openSqliteJournal } from '../journal/sqlite.ts';
-import type { JournalStore } from '../journal/store.ts';
+import { JournalError, type JournalStore } from '../journal/store.ts';
 import { clean } from '../probes/edge/text.ts';
 import { eventSummary } from '../render/journal.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
@@ -61,6 +62,11 @@ export async function withService(fleet: Fleet, io: CliIo, inventoryPath: string
   }
   try {
     return await work(opened.service);
+  } catch (e) {
+    // A journal changed outside seatbelt (a row that is not JSON, a cut chain) is told, not crashed on.
+    if (!(e instanceof JournalError)) throw e;
+    io.stderr.write(`seat: ${e.message.split('\n')[0] ?? ''}\n`);
+    return 1;
   } finally {
     opened.store.close();
   }
@@ -162,7 +168,7 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
       const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor });
       if ('error' in r) return err(io, r.error);
       if ('conflict' in r) return err(io, `${cmd.step} was decided meanwhile by ${actorName(r.conflict.by)} at ${r.conflict.at}`);
-      out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)} (event ${r.event.seq})`);
+      out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})`);
       return 0;
     }
     case 'note': {
@@ -176,9 +182,12 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
     case 'journal': {
       const i = pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
+      // The break first: what follows it is not proven.
+      const v = service.deps.store.verify(i.id);
+      if (!v.ok) out(io, `journal does NOT hold for #${i.id}: event ${v.seq}: ${v.why}${v.part === 'row' ? ' (shown below as its events say)' : '; the events below are not proven'} (seat journal verify ${i.id})`);
       out(io, incidentLine(i));
       for (const e of service.deps.store.events(i.id)) out(io, eventLine(e));
-      return 0;
+      return v.ok ? 0 : 1;
     }
     case 'journal verify': {
       if (cmd.incident !== undefined && !service.deps.store.incident(cmd.incident)) return err(io, `no incident #${cmd.incident}`);
@@ -186,7 +195,10 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
       if (r.ok) {
         const heads = [...r.heads.entries()].map(([id, h]) => `#${id} ${h.slice(0, 12)}`).join(', ');
         out(io, `journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed${heads ? ` (heads: ${heads})` : ''}`);
-        return 0;
+        if (cmd.head === undefined) return 0;
+        const kept = checkKeptHead(service.deps.store, cmd.head, cmd.incident, r.heads);
+        io.stdout.write(`${kept.ok ? '' : 'journal does NOT hold: '}${kept.line}\n`);
+        return kept.ok ? 0 : 1;
       }
       io.stdout.write(`journal does NOT hold: incident #${r.incident}, event ${r.seq}: ${r.why} (${r.events} events checked)\n`);
       return 1;
@@ -205,15 +217,17 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
       if ('error' in i) return err(io, i.error);
       const r = service.approveOverride({ incident: i.id, request: cmd.request, actor });
       if ('error' in r) return err(io, r.error);
-      out(io, `override #${cmd.request} approved by ${actorName(actor)} (event ${r.event.seq}); the step can now be done by someone other than you`);
+      out(io, `override #${cmd.request} approved by ${actorName(actor)} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)}); the step can now be done by someone other than you`);
       return 0;
     }
   }
 }
 
 export function incidentLine(i: Incident): string {
-  const closed = i.status === 'closed' ? ` · closed ${i.closedAt} by ${actorName(i.closedBy!)}` : '';
-  return `#${i.id} [${i.status}]${i.drill ? ' DRILL' : ''} ${i.site} · ${clean(i.title)} · opened ${i.openedAt} by ${actorName(i.openedBy)}${closed}`;
+  const closed = i.status === 'closed' ? ` · closed ${i.closedAt ?? '?'} by ${i.closedBy ? actorName(i.closedBy) : '?'}` : '';
+  // Shown as its events say; a row that says otherwise is named, not believed.
+  const problems = i.problems ? `\n      ! the journal's row for #${i.id} disagrees with its events: seat journal verify ${i.id}` : '';
+  return `#${i.id} [${i.status}]${i.drill ? ' DRILL' : ''} ${clean(i.site)} · ${clean(i.title)} · opened ${i.openedAt} by ${clean(actorName(i.openedBy))}${closed}${problems}`;
 }
 
 export function eventLine(e: JournalEvent): string {
@@ -287,10 +301,15 @@ export function refusalLines(refusals: Refusal[], step: string, incident: number
   return lines;
 }
 
+/** The short head hash a person can keep: `seat journal verify --head` checks it later. */
+export function headOf(view: IncidentView): string {
+  return view.events.at(-1)?.hash.slice(0, 12) ?? '?';
+}
+
 function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
   if (r.ok) {
     const e = r.event;
-    out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} ${e.kind === 'step.done' ? 'done' : 'skipped'} by ${actorName(e.actor)} at ${e.happenedAt} (event ${e.seq})`);
+    out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} ${e.kind === 'step.done' ? 'done' : 'skipped'} by ${actorName(e.actor)} at ${e.happenedAt} (event ${e.seq}, journal head ${headOf(r.view)})`);
     if (e.kind === 'step.done' && typeof e.payload.report === 'number') out(io, `probe report stored as evidence (event ${e.payload.report})`);
     printSteps(io, r.view);
     return 0;
@@ -302,7 +321,7 @@ function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
       return err(io, `${step} was already decided by ${actorName(r.by)} at ${r.at} (${r.what})`);
     case 'refused':
       for (const l of refusalLines(r.refusals, step, r.view.incident.id)) out(io, l);
-      out(io, `recorded the refusal (event ${r.event.seq})`);
+      out(io, `recorded the refusal (event ${r.event.seq}, journal head ${headOf(r.view)})`);
       return 1;
   }
 }

@@ -1,10 +1,9 @@
 // `npm start`: the Slack bot when SLACK_BOT_TOKEN is set. Without it, and without arguments or a
-// fleet of its own: the console on the fv-site-dark drill when someone can type (a terminal, or lines
-// piped in); else `seat probe all` (or the arguments after `npm start --`) — on SEAT_INVENTORY when
-// set, else on the drill fleet, whose loopback stand-ins start here and stop when it is done.
+// fleet of its own: the console on the drill when someone can type (a terminal, or lines piped in);
+// else `seat probe all` (or the arguments after `npm start --`) — on SEAT_INVENTORY when set, else on
+// the drill, whose loopback stand-ins start here and stop when it is done. One drill everywhere, the
+// console, the run without a terminal and the bot: fv-site-dark, or the scenario SEAT_DRILL names.
 import { fstatSync } from 'node:fs';
-import { Fleet } from '../inventory/fleet.ts';
-import { loadInventory } from '../inventory/load.ts';
 import { runCli } from './run.ts';
 
 /** How long a pipe on stdin may stay silent before it counts as nothing typed (a CI runner's idle stdin). */
@@ -36,27 +35,30 @@ async function main(): Promise<number> {
   const io = { stdout: process.stdout, stderr: process.stderr, env: process.env };
   if (!process.env.SLACK_BOT_TOKEN) process.stderr.write('seat: no Slack tokens (SLACK_BOT_TOKEN is unset): the terminal instead of the bot\n');
   // Nothing asked for and someone to type: the console on a drill (`seat drill`), stand-ins and all.
+  const named = process.env.SEAT_DRILL || undefined;
   if (command[0] !== 'bot' && args.length === 0 && !process.env.SEAT_INVENTORY && (await someoneTypes(process.stdin))) {
-    return runCli(['drill', 'fv-site-dark'], { ...io, stdin: process.stdin });
+    return runCli(['drill', ...(named ? [named] : [])], { ...io, stdin: process.stdin });
   }
+  // `npm start -- drill <scenario>`: the drill starts its own stand-ins.
+  if (command[0] === 'drill') return runCli(command, { ...io, stdin: process.stdin });
   // A configured fleet is used as it is; only without one do the drill's stand-ins start.
   // As a one-shot `seat`: asked when the process began (a probe's timeout counts from there).
   if (process.env.SEAT_INVENTORY || namesInventory) return runCli(command, { ...io, askedAt: 0 });
 
   // The drill lives outside src/: loaded only here, never by the bot or the CLI.
-  const { startDrill, DRILL_INVENTORY } = await import('../../drills/drill.ts');
-  const loaded = await loadInventory(DRILL_INVENTORY);
-  if (!loaded.ok) {
-    process.stderr.write(`seat: ${DRILL_INVENTORY} is not a valid inventory:\n${loaded.errors.map((e) => `  ${e}`).join('\n')}\n`);
+  const { SCENARIOS, DEFAULT_SCENARIO, scenarioNamed, startScenario } = await import('../../drills/scenarios/index.ts');
+  const scenario = scenarioNamed(named ?? DEFAULT_SCENARIO);
+  if (!scenario) {
+    process.stderr.write(`seat: SEAT_DRILL names no drill scenario "${named ?? ''}"; known: ${SCENARIOS.map((x) => x.id).join(', ')} (seat drill --list)\n`);
     return 2;
   }
-  process.stderr.write(`seat: starting the drill fleet on loopback (${DRILL_INVENTORY})…\n`);
-  const drill = await startDrill(new Fleet(loaded.value));
+  process.stderr.write(`seat: starting the drill fleet on loopback: drill ${scenario.id} (${scenario.seed}; SEAT_DRILL=<scenario> plays another, seat drill --list names them)…\n`);
+  const drill = await startScenario(scenario, { keep: Boolean(process.env.SEAT_DRILL_KEEP) });
   stopDrill = () => drill.stop();
-  for (const n of drill.notes) process.stderr.write(`seat: drill: ${n}\n`);
+  for (const n of [...drill.tools, ...drill.notes]) process.stderr.write(`seat: drill: ${n}\n`);
   try {
     const env = { ...process.env, ...drill.env };
-    return await runCli(['--inventory', DRILL_INVENTORY, ...command], { ...io, env, probeDeps: { env, pathPrefix: drill.pathPrefix } });
+    return await runCli(['--inventory', drill.inventoryPath, ...command], { ...io, env, probeDeps: { env, ...drill.probe } });
   } finally {
     await drill.stop();
   }

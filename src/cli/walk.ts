@@ -73,7 +73,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
         const reason = await ask('why skip it (becomes an action item):');
         if (reason === null) return 0;
         const r = await service.decide({ incident: view.incident.id, step: cur.spec.id, decision: 'skip', actor, reason });
-        say(r.ok ? `recorded: skipped by ${actorName(actor)} (event ${r.event.seq})` : r.kind === 'invalid' ? `not recorded: ${r.message}` : r.kind === 'conflict' ? `already decided by ${actorName(r.by)} at ${r.at}` : 'refused');
+        say(r.ok ? `recorded: skipped by ${actorName(actor)} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})` : r.kind === 'invalid' ? `not recorded: ${r.message}` : r.kind === 'conflict' ? `already decided by ${actorName(r.by)} at ${r.at}` : 'refused');
         continue;
       }
       if (choice === 'o' || choice === 'override') {
@@ -100,7 +100,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
       if (cur.spec.kind === 'probe') say(`probing ${view.incident.site}…`);
       const r = await service.decide({ incident: view.incident.id, step: cur.spec.id, decision: 'done', actor, ...(evidence ? { evidence } : {}), input });
       if (r.ok) {
-        say(`recorded: ${cur.spec.id} done by ${actorName(actor)} at ${r.event.happenedAt} (event ${r.event.seq})`);
+        say(`recorded: ${cur.spec.id} done by ${actorName(actor)} at ${r.event.happenedAt} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})`);
         const v = r.event.payload.verdict as { status?: string; runbook?: string | null } | undefined;
         if (v) say(`probe: ${v.status ?? '?'}${v.runbook ? `, proposes ${v.runbook}` : ''} (report stored as event ${String(r.event.payload.report)})`);
       } else if (r.kind === 'refused') {

@@ -47,7 +47,8 @@ export interface StepBlockCommand { verb: 'step block'; step: string; incident?:
 export interface StepEvidenceCommand { verb: 'step evidence'; step: string; incident?: number; evidence: EvidenceArgs }
 export interface NoteCommand { verb: 'note'; incident?: number; text: string }
 export interface JournalCommand { verb: 'journal'; incident?: number }
-export interface JournalVerifyCommand { verb: 'journal verify'; incident?: number }
+/** `head`: a head hash someone kept (8 to 64 hex digits, lowercased), checked against the journal. */
+export interface JournalVerifyCommand { verb: 'journal verify'; incident?: number; head?: string }
 export interface WalkCommand { verb: 'walk'; incident?: number }
 export interface OverrideRequestCommand { verb: 'override request'; step: string; guardrail: string; incident?: number; reason: string }
 export interface OverrideApproveCommand { verb: 'override approve'; request: number; incident?: number }
@@ -338,8 +339,17 @@ export const COMMANDS = [
     frontEnds: ['cli', 'slack'],
     needsInventory: true,
     args: [{ name: 'incident', kind: 'incident', required: false, shown: '[incident]', help: 'one incident (default: all)' }],
-    flags: {},
-    build: ({ args }): JournalVerifyCommand => ({ verb: 'journal verify', ...opt('incident', incidentNumber(args.incident)) }),
+    flags: {
+      head: {
+        type: 'string',
+        value: 'HEX',
+        schema: z.string().regex(/^[0-9a-fA-F]{8,64}$/).transform((v) => v.toLowerCase()),
+        expect: 'a head hash: 8 to 64 hex digits, as a decision or the postmortem showed it',
+        help: 'a head you kept: is it still in the chain? (a chain alone cannot see its newest events removed)',
+        frontEnds: ['cli'],
+      },
+    },
+    build: ({ args, flags }): JournalVerifyCommand => ({ verb: 'journal verify', ...opt('incident', incidentNumber(args.incident)), ...opt('head', flags.head) }),
   }),
   defineCommand({
     words: ['walk'],

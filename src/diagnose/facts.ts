@@ -46,6 +46,9 @@ export interface GatewayFacts {
   unreachable: boolean;
   /** Every measured key was refused (401/403). */
   rejected: boolean;
+  /** Something at the gateway answered this run: a key's listing (a refusal or an error status
+   * included) or an alias through it. Our own network reaches at least that far. */
+  answered: boolean;
   rejectedVars: string[];
   unsetVars: string[];
 }
@@ -60,6 +63,8 @@ export interface SiteFacts {
   bmcDown: boolean;
   /** Addresses of the site that failed, by role and name. */
   down: { role: string; name: string; reason: Reason | null }[];
+  /** Its checks that measured nothing (unknown: a missing tool, not measurable): neither answered nor failed. */
+  unmeasured: number;
   hasUps: boolean;
 }
 
@@ -85,6 +90,8 @@ export interface UpsFacts {
 
 export interface SeatFacts {
   total: number;
+  /** Seats that answered when probed directly (up or degraded). */
+  answered: { seat: string; host: string; site: string | null }[];
   down: { seat: string; host: string; site: string | null; reason: Reason | null }[];
 }
 
@@ -152,7 +159,7 @@ export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = f
   return {
     sites: siteFacts(fleet, sited, scope),
     aliases: aliasFacts(fleet, aliases),
-    gateway: gatewayFacts(fleet, gateway),
+    gateway: gatewayFacts(fleet, gateway, aliases),
     seats: seatFacts(fleet, seats),
     fallback: fallbacks(fleet, aliases),
     gpus: gpuFacts(fleet, cards, engines),
@@ -206,7 +213,10 @@ function aliasFacts(fleet: Fleet, aliases: AliasFinding[]): AliasFacts {
   return facts;
 }
 
-function gatewayFacts(fleet: Fleet, findings: Finding[]): GatewayFacts {
+/** A key's listing that failed with an answer from the gateway (it was reached). */
+const GATEWAY_ANSWERED: ReadonlySet<Reason> = new Set(['key_rejected', 'http_status', 'redirect', 'bad_answer', 'too_large', 'no_models']);
+
+function gatewayFacts(fleet: Fleet, findings: Finding[], aliases: AliasFinding[]): GatewayFacts {
   const byKey = new Map<string, Finding>();
   for (const f of findings) if (f.subject.kind === 'gateway') byKey.set(f.subject.key, f);
   const keys = [...Object.entries(fleet.inventory.gateway.keys)].flatMap(([key, k]) => {
@@ -223,6 +233,9 @@ function gatewayFacts(fleet: Fleet, findings: Finding[]): GatewayFacts {
     unreachable: listingFailed && down.every((k) => k.reason !== 'key_rejected'),
     rejected: listingFailed && down.every((k) => k.reason === 'key_rejected'),
     rejectedVars: measuredKeys.filter((k) => k.reason === 'key_rejected').map((k) => k.envVar),
+    answered:
+      keys.some((k) => k.status === 'up' || k.status === 'degraded' || (k.reason !== null && GATEWAY_ANSWERED.has(k.reason))) ||
+      aliases.some((a) => a.status === 'up' || a.status === 'degraded' || (a.reason !== undefined && (FAILING.has(a.reason) || a.reason === 'http_status'))),
     unsetVars: keys.filter((k) => k.reason === 'key_unset').map((k) => k.envVar),
   };
 }
@@ -231,6 +244,9 @@ function seatFacts(fleet: Fleet, findings: Finding[]): SeatFacts {
   const seats = findings.filter((f) => f.probe === 'seat');
   return {
     total: seats.length,
+    answered: seats.flatMap((f) =>
+      f.subject.kind === 'seat' && (f.status === 'up' || f.status === 'degraded') ? [{ seat: f.subject.name, host: f.subject.host, site: fleet.hosts.get(f.subject.host)?.site ?? null }] : [],
+    ),
     down: seats.flatMap((f) =>
       f.subject.kind === 'seat' && f.status === 'down'
         ? [{ seat: f.subject.name, host: f.subject.host, site: fleet.hosts.get(f.subject.host)?.site ?? null, reason: f.reason ?? null }]
@@ -331,6 +347,7 @@ function siteFacts(fleet: Fleet, findings: Finding[], scope: string[]): SiteFact
       down: mine.flatMap((f) =>
         f.status === 'down' ? [{ role: f.subject.kind === 'address' ? f.subject.role : 'ups', name: f.subject.kind === 'address' ? f.subject.name : f.subject.kind === 'ups' ? f.subject.ups : '?', reason: f.reason ?? null }] : [],
       ),
+      unmeasured: mine.filter((f) => f.status === 'unknown').length,
       hasUps: fleet.site(site)?.ups !== undefined,
     };
   });

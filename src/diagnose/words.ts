@@ -10,12 +10,15 @@ export function conclusionLine(p: Proposal, f: Summary): string | null {
     case 'site-dark': {
       const dark = f.sites.filter((s) => p.sites.includes(s.site));
       const bmc = dark.every((s) => s.bmcDown) ? ' (BMC included)' : '';
-      const others = f.sites.some((s) => !s.inScope && (s.state === 'up' || s.state === 'partial'));
+      const others = f.sites.some((s) => !p.sites.includes(s.site) && (s.state === 'up' || s.state === 'partial'));
       const ups = dark.some((s) => s.hasUps) ? '; an overload-tripped UPS needs a human' : '';
-      return `site ${p.sites.join(', ')} dark: every address${bmc} failed${others ? ' while other sites answer' : ''} — do not poll it waiting${ups}`;
+      const unmeasured = dark.reduce((n, s) => n + s.unmeasured, 0);
+      const every = unmeasured > 0 ? `every measured address${bmc} failed (${unmeasured} not measured)` : `every address${bmc} failed`;
+      const answering = others ? ' while other sites answer' : f.gateway.answered ? ' while the gateway answers' : '';
+      return `site ${p.sites.join(', ')} dark: ${every}${answering} — do not poll it waiting${ups}`;
     }
     case 'no-network':
-      return 'no site answered, the control pings included: check this machine’s own network first';
+      return 'nothing answered — no site (the other sites’ control checks included), not the gateway, no seat: check this machine’s own network first';
     case 'keys-rejected':
       return `the gateway answers but rejects every key probed: check ${f.gateway.rejectedVars.join(', ')} before blaming the gateway`;
     case 'gateway-down': {

@@ -10,8 +10,10 @@ import type { JournalStore } from '../journal/store.ts';
 import type { ProbeReport } from '../commands/probe.ts';
 import { canonicalJson } from '../probes/canonical.ts';
 import { parseRunbook } from '../runbooks/load.ts';
+import { brokenChain } from './chain-check.ts';
 import { project, isOpenStep, type IncidentView, type StepView } from './engine.ts';
 import { packageRoot } from './library.ts';
+import { overrideState, standingApproval, type OverrideState } from './overrides.ts';
 import { actorKey, type Actor, type EventKind, type Evidence, type Incident, type JournalEvent, type Runbook, type StepInput } from './types.ts';
 
 export const OVERRIDE_TTL_MS = 15 * 60 * 1000;
@@ -78,6 +80,8 @@ export class IncidentService {
     const incident = this.deps.store.incident(id);
     if (!incident) return { error: `no incident #${id}` };
     if (incident.status === 'closed') return { error: `incident #${id} is already closed` };
+    const broken = brokenChain(this.deps.store, id);
+    if (broken) return { error: broken };
     const r = this.deps.store.closeIncident(id, actor, this.iso(), reason, dedupe);
     if (!r.ok) return { error: `incident #${id} changed meanwhile: try again` };
     return { incident: this.deps.store.incident(id)! };
@@ -105,6 +109,8 @@ export class IncidentService {
     const incident = this.deps.store.incident(id);
     if (!incident) return { error: `no incident #${id}` };
     if (incident.status === 'closed') return { error: `incident #${id} is closed` };
+    const broken = brokenChain(this.deps.store, id);
+    if (broken) return { error: broken };
     let text: string;
     try {
       text = await readFile(resolve(this.deps.root ?? packageRoot(), known.file), 'utf8');
@@ -150,6 +156,8 @@ export class IncidentService {
       if (prior) return { ok: true, event: prior, duplicate: true, view };
     }
     if (view.incident.status === 'closed') return { ok: false, kind: 'invalid', message: `incident #${d.incident} is closed` };
+    const broken = brokenChain(this.deps.store, d.incident);
+    if (broken) return { ok: false, kind: 'invalid', message: broken };
     if (!view.pin) return { ok: false, kind: 'invalid', message: `incident #${d.incident} has no runbook yet: start one with \`runbook start <runbook>\`` };
     const step = view.steps.find((s) => s.spec.id === d.step);
     if (!step) return { ok: false, kind: 'invalid', message: `runbook ${view.pin.runbook} has no step "${d.step}" (steps: ${view.steps.map((s) => s.spec.id).join(', ')})` };
@@ -222,6 +230,8 @@ export class IncidentService {
     const view = this.view(o.incident);
     if (!view) return { error: `no incident #${o.incident}` };
     if (!view.steps.some((s) => s.spec.id === o.step)) return { error: `no step "${o.step}" in incident #${o.incident}` };
+    const broken = brokenChain(this.deps.store, o.incident);
+    if (broken) return { error: broken };
     const r = this.deps.store.append({ incident: o.incident, kind: 'evidence', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { evidence: o.evidence }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event, duplicate: r.duplicate } : { error: 'the journal refused the evidence' };
   }
@@ -233,6 +243,8 @@ export class IncidentService {
     if (!view || !step) return { error: `no step "${o.step}" in incident #${o.incident}` };
     const reason = checkText(o.reason, 'what the step waits for', MAX_TEXT);
     if (typeof reason !== 'string') return reason;
+    const broken = brokenChain(this.deps.store, o.incident);
+    if (broken) return { error: broken };
     const r = this.deps.store.append(
       { incident: o.incident, kind: 'step.blocked', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: 'person', refused: step.spec.title, why: reason, instead: '', waitsFor: reason, input: {} }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) },
       { step: o.step, version: step.version },
@@ -251,6 +263,11 @@ export class IncidentService {
     if (!view || !step) return { error: `no step "${o.step}" in incident #${o.incident}` };
     const reason = checkText(o.reason, 'a reason for the override', MAX_TEXT);
     if (typeof reason !== 'string') return reason;
+    const broken = brokenChain(this.deps.store, o.incident);
+    if (broken) return { error: broken };
+    const replayed = o.dedupe !== undefined && view.events.some((e) => e.dedupe === o.dedupe);
+    const closed = replayed ? null : requestProblem(view, o.step, this.deps.now());
+    if (closed) return { error: closed };
     const input: StepInput = o.input ?? blockedInput(step) ?? (step.spec.action ? { action: step.spec.action } : {});
     const expiresAt = new Date(this.deps.now().getTime() + OVERRIDE_TTL_MS).toISOString();
     const r = this.deps.store.append({ incident: o.incident, kind: 'override.requested', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: g.id, input, reason, expiresAt }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
@@ -262,11 +279,32 @@ export class IncidentService {
     const req = view?.overrides.find((r) => r.seq === o.request);
     if (!view || !req) return { error: `no override request #${o.request} in incident #${o.incident}` };
     if (req.approved) return { error: `override #${o.request} was already approved by ${actorName(req.approved.by)}` };
+    const broken = brokenChain(this.deps.store, o.incident);
+    if (broken) return { error: broken };
+    const state = overrideState(view, req, this.deps.now());
+    if (state.state === 'closed') return { error: `override #${o.request} is closed (${closedWhy(state)}): nothing was approved` };
     const why = approvalProblem(req, o.actor, this.deps.now());
     // Refused approvals are told, not recorded as refusing the request: the right person may still approve it.
     if (why) return { error: why };
     const r = this.deps.store.append({ incident: o.incident, kind: 'override.approved', actor: o.actor, happenedAt: this.iso(), step: req.step, payload: { request: req.seq, guardrail: req.guardrail, input: req.input }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event } : { error: 'the journal refused the approval' };
+  }
+
+  /**
+   * What the guardrails would refuse now of the attempt a step is blocked by, recording nothing: a
+   * refusal in the journal may have been lifted since (the power log recorded), and then a front
+   * end shows it as history, not as standing. An approval standing for the exact action lifts it too.
+   */
+  standingRefusals(view: IncidentView, step: StepView, actor?: Actor): Refusal[] {
+    if (step.state.state !== 'blocked' || step.state.guardrail === 'person') return [];
+    const input = step.state.input;
+    const now = this.deps.now();
+    const out: Refusal[] = [];
+    for (const { guardrail, verdict } of checkStep({ incident: view.incident, events: view.events, step: step.spec, input, findings: view.findings, fleet: this.deps.fleet, now })) {
+      if (guardrail.override && actor && approvedOverride(view, guardrail.id, step.spec.id, input, actor, now) !== undefined) continue;
+      out.push({ guardrail: guardrail.id, override: guardrail.override, refused: verdict.refused, why: verdict.why, instead: verdict.instead, ...(verdict.waitsFor ? { waitsFor: verdict.waitsFor } : {}) });
+    }
+    return out;
   }
 
   /** A probe report run from an incident, stored as evidence. */
@@ -278,6 +316,20 @@ export class IncidentService {
 
 export function actorName(a: Actor): string {
   return a.kind === 'slack' ? a.name || a.id : a.kind === 'local' ? a.name : a.kind;
+}
+
+/** Why no override may be asked on the step now: the incident closed, the step decided, an approval standing. */
+function requestProblem(view: IncidentView, step: string, now: Date): string | null {
+  if (view.incident.status === 'closed') return `incident #${view.incident.id} is closed: nothing to override`;
+  const s = view.steps.find((x) => x.spec.id === step)?.state;
+  if (s && (s.state === 'done' || s.state === 'skipped')) return `step ${step} was already ${s.state === 'done' ? 'done' : 'skipped'} by ${actorName(s.by)}: nothing to override`;
+  const standing = standingApproval(view, step, now);
+  if (standing) return `override #${standing.req.seq} on step ${step} is already approved by ${actorName(standing.by)} until ${standing.until}: press Done (anyone on call but ${actorName(standing.by)})`;
+  return null;
+}
+
+export function closedWhy(s: Extract<OverrideState, { state: 'closed' }>): string {
+  return s.why === 'step-decided' ? `its step was decided${s.by ? ` by ${actorName(s.by)}` : ''}` : s.why === 'expired' ? `it expired at ${s.at ?? '?'}` : 'the incident is closed';
 }
 
 function conflictOf(step: StepView): DecideResult {

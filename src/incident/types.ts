@@ -46,6 +46,11 @@ export interface Incident {
   drill: boolean;
   /** The Slack thread the incident lives in, once it has one. */
   slack?: { channel: string; thread: string };
+  /**
+   * Where the journal's incidents row says otherwise than the incident's events (each field named),
+   * or why those events cannot be read. Everything above comes from the events; `verify` names these too.
+   */
+  problems?: string[];
 }
 
 export type EventKind =
@@ -107,7 +112,8 @@ export type AppendResult =
 
 export type VerifyResult =
   | { ok: true; incidents: number; events: number; heads: Map<number, string> }
-  | { ok: false; incident: number; seq: number; why: string; events: number };
+  /** `part: 'row'`: the events hold, the incident's row says otherwise (reads show the events' values). */
+  | { ok: false; incident: number; seq: number; why: string; events: number; part?: 'row' };
 
 // ---------------------------------------------------------------------------------------------
 // Runbooks

@@ -1,19 +1,23 @@
 // The embedded journal: one SQLite file per bot. WAL with synchronous=FULL, so a transaction that
 // has returned is on disk, and every write is BEGIN IMMEDIATE, so two processes on one file (the
 // bot and a `seat` in a terminal) serialise instead of failing half-way. Events are append-only
-// (triggers refuse UPDATE and DELETE); incidents are a projection of them and may change.
+// (triggers refuse UPDATE and DELETE); an incident's row is a projection of its events (a trigger
+// refuses any other change, every read takes the events' values, verify compares), and each
+// incident's event count and head hash are kept in `heads`, which only moves forward to a real event.
 import Database from 'better-sqlite3';
 import { closeSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
 import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
-import { checkActor, checkEvent, checkText, checkTime, checkWord, JournalError, STEP_DECISIONS, type CheckedEvent, type JournalStore, type OpenIncident } from './store.ts';
+import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
+import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident } from './store.ts';
 
 // The step-version queries repeat this text exactly, so SQLite can use the partial index built on
 // it. ORs, not IN: an IN list costs every insert a microsecond more.
 const DECIDES = `(${STEP_DECISIONS.map((k) => `kind = '${k}'`).join(' OR ')})`;
 const TRIGGER_WORDS = 'record a correction that amends it instead';
+const HEAD_WORDS = 'an incident\'\'s head record only moves forward, to its newest event, as events are recorded';
 
 /** One entry per schema version; `PRAGMA user_version` is how many have run. Never edit one: add. */
 const MIGRATIONS: readonly string[] = [
@@ -58,6 +62,32 @@ const MIGRATIONS: readonly string[] = [
      BEGIN SELECT RAISE(ABORT, 'the journal is append-only: an event cannot be deleted; ${TRIGGER_WORDS}'); END;
    CREATE TRIGGER incidents_no_delete BEFORE DELETE ON incidents
      BEGIN SELECT RAISE(ABORT, 'the journal is append-only: an incident cannot be deleted; close it'); END;`,
+  // 2: the row a projection of the events; the head kept where a deleted tail must forge it too.
+  `CREATE INDEX events_closed ON events (incident, seq) WHERE kind = 'incident.closed';
+   CREATE TABLE heads (
+     incident INTEGER PRIMARY KEY REFERENCES incidents (id),
+     events INTEGER NOT NULL,
+     hash TEXT NOT NULL
+   );
+   INSERT INTO heads (incident, events, hash)
+     SELECT incident, seq, hash FROM events e WHERE seq = (SELECT max(seq) FROM events WHERE incident = e.incident);
+   CREATE TRIGGER heads_first BEFORE INSERT ON heads
+     WHEN NOT EXISTS (SELECT 1 FROM events WHERE incident = NEW.incident AND seq = NEW.events AND hash = NEW.hash)
+     BEGIN SELECT RAISE(ABORT, '${HEAD_WORDS}'); END;
+   CREATE TRIGGER heads_forward BEFORE UPDATE ON heads
+     WHEN NEW.incident IS NOT OLD.incident OR NEW.events <= OLD.events
+       OR NOT EXISTS (SELECT 1 FROM events WHERE incident = NEW.incident AND seq = NEW.events AND hash = NEW.hash)
+     BEGIN SELECT RAISE(ABORT, '${HEAD_WORDS}'); END;
+   CREATE TRIGGER heads_no_delete BEFORE DELETE ON heads
+     BEGIN SELECT RAISE(ABORT, '${HEAD_WORDS}'); END;
+   CREATE TRIGGER events_close AFTER INSERT ON events WHEN NEW.kind = 'incident.closed'
+     BEGIN UPDATE incidents SET status = 'closed', closed_by = NEW.actor, closed_at = NEW.happened_at WHERE id = NEW.incident; END;
+   CREATE TRIGGER incidents_projection BEFORE UPDATE ON incidents
+     WHEN NEW.id IS NOT OLD.id OR NEW.site IS NOT OLD.site OR NEW.title IS NOT OLD.title OR NEW.drill IS NOT OLD.drill
+       OR NEW.opened_by IS NOT OLD.opened_by OR NEW.opened_at IS NOT OLD.opened_at
+       OR ((NEW.status IS NOT OLD.status OR NEW.closed_by IS NOT OLD.closed_by OR NEW.closed_at IS NOT OLD.closed_at)
+         AND NOT (NEW.status = 'closed' AND EXISTS (SELECT 1 FROM events WHERE incident = NEW.id AND kind = 'incident.closed' AND actor = NEW.closed_by AND happened_at = NEW.closed_at)))
+     BEGIN SELECT RAISE(ABORT, 'an incident row is a projection of its events: it cannot be changed by hand; record an event (a note, a correction, a close) instead'); END;`,
 ];
 
 /** The schema version this code writes. */
@@ -163,20 +193,6 @@ function explain(err: unknown, file: string): Error {
 
 // ---------------------------------------------------------------------------------------------
 
-interface IncidentRow {
-  id: number;
-  site: string;
-  title: string;
-  status: IncidentStatus;
-  opened_by: string;
-  opened_at: string;
-  closed_by: string | null;
-  closed_at: string | null;
-  drill: number;
-  slack_channel: string | null;
-  slack_thread: string | null;
-}
-
 /** Columns named as JournalEvent's fields, so hashStored() reads a row as it is. */
 interface EventRow {
   incident: number;
@@ -199,16 +215,24 @@ const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const CHUNK = 16;
 const EVENT_COLUMNS = 'incident, seq, kind, actor, happened_at AS happenedAt, recorded_at AS recordedAt, step, payload, amends, dedupe, prev_hash AS prevHash, hash';
 
-function toIncident(r: IncidentRow): Incident {
-  const i: Incident = { id: r.id, site: r.site, title: r.title, status: r.status, openedBy: JSON.parse(r.opened_by) as Actor, openedAt: r.opened_at, drill: r.drill === 1 };
-  if (r.closed_by !== null) i.closedBy = JSON.parse(r.closed_by) as Actor;
-  if (r.closed_at !== null) i.closedAt = r.closed_at;
-  if (r.slack_channel !== null && r.slack_thread !== null) i.slack = { channel: r.slack_channel, thread: r.slack_thread };
-  return i;
+function toIncident(r: IncidentColumns): Incident {
+  return projectIncident(r).incident;
+}
+
+/** A row's JSON column read back; a row changed outside seatbelt is told as such, never a SyntaxError. */
+function column(r: EventRow, what: 'actor' | 'payload'): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(r[what]);
+  } catch {
+    v = undefined;
+  }
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+  throw new JournalError('journal_damaged', `incident #${String(r.incident)}, event ${String(r.seq)}: its ${what} is not JSON data: the row was changed outside seatbelt (seat journal verify ${String(r.incident)} names it)`);
 }
 
 /** The event a row holds; `actor` and `payload` where the caller already has them as they read back. */
-function toEvent(r: EventRow, actor: Actor = JSON.parse(r.actor) as Actor, payload: Record<string, unknown> = JSON.parse(r.payload) as Record<string, unknown>): JournalEvent {
+function toEvent(r: EventRow, actor: Actor = column(r, 'actor') as unknown as Actor, payload: Record<string, unknown> = column(r, 'payload')): JournalEvent {
   const e: JournalEvent = {
     incident: r.incident,
     seq: r.seq,
@@ -231,6 +255,16 @@ interface Head {
   hash: string;
 }
 
+/** A verified row: hashStored()'s columns, and whether its JSON columns hold JSON objects. */
+interface VerifyRow extends EventRow {
+  actorOk: number;
+  payloadOk: number;
+}
+
+const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
+// Canonical JSON has no leading space: valid JSON that starts with { is an object.
+const READABLE = "json_valid(actor) AND substr(actor, 1, 1) = '{' AS actorOk, json_valid(payload) AND substr(payload, 1, 1) = '{' AS payloadOk";
+
 class SqliteJournal implements JournalStore {
   private readonly q;
   private readonly txAppend;
@@ -248,20 +282,29 @@ class SqliteJournal implements JournalStore {
       insertIncident: p('INSERT INTO incidents (site, title, status, opened_by, opened_at, drill, slack_channel, slack_thread) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
       insertEvent: p(`${INSERT_EVENTS} ${EVENT_VALUES}`),
       insertChunk: p(`${INSERT_EVENTS} ${Array<string>(CHUNK).fill(EVENT_VALUES).join(', ')}`),
-      incident: p<IncidentRow>('SELECT * FROM incidents WHERE id = ?'),
-      byThread: p<IncidentRow>('SELECT * FROM incidents WHERE slack_channel = ? AND slack_thread = ?'),
-      list: p<IncidentRow>('SELECT * FROM incidents ORDER BY id DESC LIMIT ?'),
-      listStatus: p<IncidentRow>('SELECT * FROM incidents WHERE status = ? ORDER BY id DESC LIMIT ?'),
-      close: p("UPDATE incidents SET status = 'closed', closed_by = ?, closed_at = ? WHERE id = ?"),
+      incident: p<IncidentColumns>(`${INCIDENT_SELECT} WHERE i.id = ?`),
+      hasIncident: p<number>('SELECT 1 FROM incidents WHERE id = ?').pluck(),
+      byThread: p<IncidentColumns>(`${INCIDENT_SELECT} WHERE i.slack_channel = ? AND i.slack_thread = ?`),
+      threadOwner: p<number>('SELECT id FROM incidents WHERE slack_channel = ? AND slack_thread = ?').pluck(),
+      list: p<IncidentColumns>(`${INCIDENT_SELECT} ORDER BY i.id DESC LIMIT ?`),
+      // The status the events give, not the row's: a forged "closed" hides nothing.
+      listOpen: p<IncidentColumns>(`${INCIDENT_SELECT} WHERE c.id IS NULL ORDER BY i.id DESC LIMIT ?`),
+      listClosed: p<IncidentColumns>(`${INCIDENT_SELECT} WHERE c.id IS NOT NULL ORDER BY i.id DESC LIMIT ?`),
+      closedAt: p<string>("SELECT happened_at FROM events WHERE incident = ? AND kind = 'incident.closed' ORDER BY seq LIMIT 1").pluck(),
       setThread: p('UPDATE incidents SET slack_channel = ?, slack_thread = ? WHERE id = ?'),
       head: p<Head>('SELECT seq, hash FROM events WHERE incident = ? ORDER BY seq DESC LIMIT 1'),
+      kept: p<{ events: number; hash: string }>('SELECT events, hash FROM heads WHERE incident = ?'),
+      keepFirst: p('INSERT INTO heads (incident, events, hash) VALUES (?, ?, ?)'),
+      keep: p('UPDATE heads SET events = ?, hash = ? WHERE incident = ?'),
+      findHash: p<HashMatch>('SELECT incident, seq FROM events WHERE substr(hash, 1, ?) = ? ORDER BY incident, seq LIMIT 10'),
+      findHashIn: p<HashMatch>('SELECT incident, seq FROM events WHERE incident = ? AND substr(hash, 1, ?) = ? ORDER BY seq LIMIT 10'),
       byDedupe: p<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE dedupe = ?`),
       hasSeq: p<number>('SELECT 1 FROM events WHERE incident = ? AND seq = ?').pluck(),
       events: p<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE incident = ? AND seq >= ? ORDER BY seq`),
       stepCount: p<number>(`SELECT count(*) FROM events WHERE incident = ? AND step = ? AND ${DECIDES}`).pluck(),
       stepLast: p<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE incident = ? AND step = ? AND ${DECIDES} ORDER BY seq DESC LIMIT 1`),
-      verifyAll: p<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY incident, seq`),
-      verifyOne: p<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE incident = ? ORDER BY seq`),
+      verifyAll: p<VerifyRow>(`SELECT ${EVENT_COLUMNS}, ${READABLE} FROM events ORDER BY incident, seq`),
+      verifyOne: p<VerifyRow>(`SELECT ${EVENT_COLUMNS}, ${READABLE} FROM events WHERE incident = ? ORDER BY seq`),
       eventless: p<number>('SELECT id FROM incidents WHERE NOT EXISTS (SELECT 1 FROM events WHERE events.incident = incidents.id) ORDER BY id LIMIT 1').pluck(),
     };
     this.txAppend = db.transaction((c: CheckedEvent, expect: StepExpectation | undefined): AppendResult => {
@@ -273,18 +316,21 @@ class SqliteJournal implements JournalStore {
         const conflict = this.conflict(c.input.incident, expect);
         if (conflict) return conflict;
       }
-      return { ok: true, event: this.write(c, head, recordedAt), duplicate: false };
+      const event = this.write(c, head, recordedAt);
+      this.q.keep.run(event.seq, event.hash, event.incident);
+      return { ok: true, event, duplicate: false };
     });
     this.txMany = db.transaction((cs: CheckedEvent[]): JournalEvent[] => {
       const recordedAt = this.stamp();
       // Heads carried through the batch: one lookup per incident, not per event. Rows go in
       // CHUNK at a time (one statement, not one per row); whatever a check must look up in the
       // journal (a dedupe key, a seq amended) is flushed to it first.
-      const heads = new Map<number, Head>();
+      const heads = new Map<number, EventRow>();
       const pending: EventRow[] = [];
       const out: JournalEvent[] = [];
       for (const c of cs) {
-        if (c.input.dedupe !== undefined || c.input.amends !== undefined) this.insert(pending);
+        // A close is checked against the closes already in the journal: flushed first too.
+        if (c.input.dedupe !== undefined || c.input.amends !== undefined || c.input.kind === 'incident.closed') this.insert(pending);
         const first = this.firstOf(c);
         if (first) {
           out.push(first);
@@ -299,6 +345,7 @@ class SqliteJournal implements JournalStore {
         out.push(toEvent(row, c.actor, c.exact ? c.input.payload : undefined));
       }
       this.insert(pending);
+      for (const h of heads.values()) this.q.keep.run(h.seq, h.hash, h.incident);
       return out;
     });
     this.txOpen = db.transaction((o: OpenIncident, actor: Actor, c: CheckedEvent) => {
@@ -307,16 +354,17 @@ class SqliteJournal implements JournalStore {
         const first = this.q.byDedupe.get(o.dedupe);
         if (first) {
           if (first.kind !== 'incident.opened') throw new JournalError('bad_event', `the dedupe key ${JSON.stringify(o.dedupe)} was already used by a ${first.kind} event of incident #${first.incident}`);
-          return { incident: toIncident(this.q.incident.get(first.incident) as IncidentRow), event: toEvent(first), duplicate: true };
+          return { incident: toIncident(this.q.incident.get(first.incident) as IncidentColumns), event: toEvent(first), duplicate: true };
         }
       }
       if (o.slack) this.threadFree(o.slack.channel, o.slack.thread, undefined);
       const id = Number(this.q.insertIncident.run(o.site, o.title, 'open', c.actorJson, o.at, o.drill ? 1 : 0, o.slack?.channel ?? null, o.slack?.thread ?? null).lastInsertRowid);
       const event = this.write({ ...c, input: { ...c.input, incident: id } }, { seq: 0, hash: GENESIS }, recordedAt);
-      return { incident: toIncident(this.q.incident.get(id) as IncidentRow), event, duplicate: false };
+      this.q.keepFirst.run(id, event.seq, event.hash);
+      return { incident: toIncident(this.q.incident.get(id) as IncidentColumns), event, duplicate: false };
     });
     this.txThread = db.transaction((id: number, channel: string, thread: string) => {
-      if (!this.q.incident.get(id)) throw noIncident(id);
+      if (!this.q.hasIncident.get(id)) throw noIncident(id);
       this.threadFree(channel, thread, id);
       this.q.setThread.run(channel, thread, id);
     });
@@ -389,7 +437,8 @@ class SqliteJournal implements JournalStore {
 
   incidents(o: { status?: IncidentStatus; limit?: number } = {}): Incident[] {
     const limit = o.limit ?? -1; // SQLite: a negative LIMIT is none
-    return this.run(() => (o.status ? this.q.listStatus.all(o.status, limit) : this.q.list.all(limit)).map(toIncident));
+    const q = o.status === 'open' ? this.q.listOpen : o.status === 'closed' ? this.q.listClosed : this.q.list;
+    return this.run(() => q.all(limit).map(toIncident));
   }
 
   newestOpen(): Incident | undefined {
@@ -406,22 +455,26 @@ class SqliteJournal implements JournalStore {
 
   /**
    * Recomputes every hash and link in seq order, one row at a time (constant memory). The chain
-   * shows an edit, a removal from the middle and a row moved between incidents; removing an
-   * incident's newest events leaves a shorter chain that is whole: compare `heads` with a head
-   * recorded elsewhere (the incident thread) to see that.
+   * shows an edit, a removal from the middle and a row moved between incidents; each incident's
+   * head record shows its newest events removed (unless it was forged too: compare `heads` with a
+   * head kept elsewhere, findHash()); its row is compared with its events field by field; a row
+   * whose JSON columns hold no JSON object is named unreadable.
    */
   verify(incident?: number): VerifyResult {
     return this.run((): VerifyResult => {
-      if (incident !== undefined && !this.q.incident.get(incident)) throw noIncident(incident);
+      if (incident !== undefined && !this.q.hasIncident.get(incident)) throw noIncident(incident);
       const rows = incident === undefined ? this.q.verifyAll.iterate() : this.q.verifyOne.iterate(incident);
       const heads = new Map<number, string>();
       let current = -1;
       let next = 1;
       let prev = GENESIS;
       let checked = 0;
-      const fail = (inc: number, seq: number, why: string): VerifyResult => ({ ok: false, incident: inc, seq, why, events: checked });
+      const fail = (inc: number, seq: number, why: string, part?: 'row'): VerifyResult => ({ ok: false, incident: inc, seq, why, events: checked, ...(part ? { part } : {}) });
       for (const r of rows) {
         if (r.incident !== current) {
+          // The incident before is whole as a chain: now its head record and its row.
+          const whole = current === -1 ? undefined : this.wholeIncident(current, next - 1, prev);
+          if (whole) return fail(current, whole.seq, whole.why, whole.part);
           current = r.incident;
           next = 1;
           prev = GENESIS;
@@ -430,6 +483,8 @@ class SqliteJournal implements JournalStore {
         if (r.seq !== next) failure = fail(current, next, r.seq === next + 1 ? `seq ${next} missing` : `seq ${next} to ${r.seq - 1} missing`);
         else if (hashStored(r) !== r.hash) failure = fail(current, r.seq, 'hash does not match its content');
         else if (r.prevHash !== prev) failure = fail(current, r.seq, r.seq === 1 ? 'prev_hash is not the genesis hash (64 zeros)' : 'prev_hash does not match the previous event');
+        else if (r.actorOk !== 1 || r.payloadOk !== 1) failure = fail(current, r.seq, `unreadable: its ${r.actorOk !== 1 ? 'actor' : 'payload'} is not a JSON object (the row was written outside seatbelt, its hash made to match)`);
+        else if (!KINDS.has(r.kind)) failure = fail(current, r.seq, `unreadable: its kind ${JSON.stringify(String(r.kind).slice(0, 40))} is not an event kind`);
         // Leaving the loop ends the statement (for...of calls the iterator's return()).
         if (failure) return failure;
         prev = r.hash;
@@ -437,12 +492,30 @@ class SqliteJournal implements JournalStore {
         checked++;
         heads.set(current, prev);
       }
-      // Rows the scan cannot see: an incident whose events are all gone, events whose incident is.
+      const last = current === -1 ? undefined : this.wholeIncident(current, next - 1, prev);
+      if (last) return fail(current, last.seq, last.why, last.part);
+      // Rows the scan cannot see: an incident whose events are all gone.
       const eventless = incident === undefined ? this.q.eventless.get() : heads.size === 0 ? incident : undefined;
       if (eventless !== undefined) return fail(eventless, 1, 'seq 1 missing: the incident has no events');
-      for (const id of heads.keys()) if (!this.q.incident.get(id)) return fail(id, 1, 'the incident itself is missing: its row was deleted');
       return { ok: true, incidents: heads.size, events: checked, heads };
     });
+  }
+
+  /** What the event hashes alone cannot show about an incident whose chain is whole: its row, its head record. */
+  private wholeIncident(id: number, seq: number, hash: string): { seq: number; why: string; part?: 'row' } | undefined {
+    const row = this.q.incident.get(id);
+    if (!row) return { seq: 1, why: 'the incident itself is missing: its row was deleted' };
+    const cut = cutAt(this.q.kept.get(id), seq, hash);
+    if (cut) return cut;
+    const { problems } = projectIncident(row);
+    const first = problems[0];
+    if (first) return { seq: first.seq, why: `the incident row differs from its events: ${problems.map((p) => p.text).join('; ')}`, part: 'row' };
+    return undefined;
+  }
+
+  findHash(prefix: string, incident?: number): HashMatch[] {
+    if (!/^[0-9a-f]{8,64}$/.test(prefix)) throw new JournalError('bad_event', `a head is 8 to 64 hex digits (seat journal verify prints 12); got ${JSON.stringify(prefix.slice(0, 70))}`);
+    return this.run(() => (incident === undefined ? this.q.findHash.all(prefix.length, prefix) : this.q.findHashIn.all(incident, prefix.length, prefix)));
   }
 
   close(): void {
@@ -464,10 +537,15 @@ class SqliteJournal implements JournalStore {
     return r && toEvent(r);
   }
 
-  /** Every incident has its opened event, so no head means no incident. */
+  /**
+   * Every incident has its opened event, so no head means no incident. A head that is not the one
+   * recorded (events removed from the end, or added behind the store's back) is not written on.
+   */
   private headOf(incident: number): Head {
     const head = this.q.head.get(incident);
     if (!head) throw noIncident(incident);
+    const cut = cutAt(this.q.kept.get(incident), head.seq, head.hash);
+    if (cut) throw new JournalError('journal_damaged', `incident #${incident}'s chain does not hold: event ${cut.seq}: ${cut.why}; nothing was recorded (seat journal verify ${incident})`);
     return head;
   }
 
@@ -485,8 +563,8 @@ class SqliteJournal implements JournalStore {
   }
 
   private threadFree(channel: string, thread: string, id: number | undefined): void {
-    const other = this.q.byThread.get(channel, thread);
-    if (other && other.id !== id) throw new JournalError('thread_taken', `that Slack thread already belongs to incident #${other.id}`);
+    const other = this.q.threadOwner.get(channel, thread);
+    if (other !== undefined && other !== id) throw new JournalError('thread_taken', `that Slack thread already belongs to incident #${other}`);
   }
 
   private write(c: CheckedEvent, head: Head, recordedAt: string): JournalEvent {
@@ -497,7 +575,7 @@ class SqliteJournal implements JournalStore {
     return toEvent(row, c.actor);
   }
 
-  /** The event's row, checked against the journal and hashed; closing also updates the incident. */
+  /** The event's row, checked against the journal and hashed (closing updates the incident's row by trigger). */
   private build(c: CheckedEvent, head: Head, recordedAt: string): EventRow {
     const e = c.input;
     if (e.amends !== undefined && !this.q.hasSeq.get(e.incident, e.amends)) {
@@ -505,9 +583,8 @@ class SqliteJournal implements JournalStore {
     }
     if (e.kind === 'incident.opened' && head.seq !== 0) throw new JournalError('bad_event', 'an incident is opened once: use openIncident');
     if (e.kind === 'incident.closed') {
-      const row = this.q.incident.get(e.incident) as IncidentRow;
-      if (row.status === 'closed') throw new JournalError('already_closed', `incident #${e.incident} is already closed (at ${String(row.closed_at)})`);
-      this.q.close.run(c.actorJson, e.happenedAt, e.incident);
+      const closed = this.q.closedAt.get(e.incident);
+      if (closed !== undefined) throw new JournalError('already_closed', `incident #${e.incident} is already closed (at ${String(closed)})`);
     }
     const row: EventRow = {
       incident: e.incident,
@@ -550,4 +627,14 @@ class SqliteJournal implements JournalStore {
 
 function noIncident(id: number): JournalError {
   return new JournalError('no_incident', `there is no incident #${id}`);
+}
+
+/** Where the chain's end and the incident's head record disagree, if they do. */
+function cutAt(kept: { events: number; hash: string } | undefined, seq: number, hash: string): { seq: number; why: string } | undefined {
+  if (!kept) return { seq, why: 'its head record is missing (the heads table has no row for it)' };
+  const says = `the head record says ${kept.events} event${kept.events === 1 ? '' : 's'} ending at ${String(kept.hash).slice(0, 12)}`;
+  if (kept.events > seq) return { seq: seq + 1, why: `${kept.events === seq + 1 ? `event ${seq + 1} is` : `events ${seq + 1} to ${kept.events} are`} missing: ${says}, the chain ends at event ${seq} (its newest events were removed)` };
+  if (kept.events < seq) return { seq: kept.events + 1, why: `the chain goes on past its head record to event ${seq}: ${says} (events were added outside seatbelt)` };
+  if (kept.hash !== hash) return { seq, why: `event ${seq} is not the recorded head: ${says}` };
+  return undefined;
 }

@@ -39,9 +39,20 @@ export interface JournalStore {
   events(incident: number, o?: { fromSeq?: number }): JournalEvent[];
   /** The step's compare-and-set version: how many step.done/skipped/blocked events it has, and the last. */
   stepVersion(incident: number, step: string): { version: number; last?: JournalEvent };
-  /** Recomputes every hash and link, for one incident or all. */
+  /**
+   * Recomputes every hash and link, for one incident or all; compares each incident's row and head
+   * record with its events. A deleted tail whose head record was forged too is not seen: findHash().
+   */
   verify(incident?: number): VerifyResult;
+  /** The events whose hash starts with `prefix` (8 to 64 lowercase hex digits): where a head someone kept is now. */
+  findHash(prefix: string, incident?: number): HashMatch[];
   close(): void;
+}
+
+/** An event found by its hash. */
+export interface HashMatch {
+  incident: number;
+  seq: number;
 }
 
 /** The kinds that decide a step, and so move its compare-and-set version. */

@@ -22,6 +22,7 @@ import { MAX_PROBES_AT_ONCE, probeQueue, type ProbeQueue } from './probe-queue.t
 import { SeatReceiver } from './receiver.ts';
 import { replayGuard } from './replay.ts';
 import { sendQueue } from './send-queue.ts';
+import { ThreadMessages } from './thread-messages.ts';
 
 const { App, LogLevel } = bolt;
 
@@ -117,6 +118,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     sleep,
     replays: replayGuard({ now }),
     busyMessages: new Set(),
+    threads: new ThreadMessages(),
     track: (work) => {
       const done = work.catch((err: unknown) => log.error(`work after the ack failed: ${slackErrorCode(err)}`)).finally(() => running.delete(done));
       running.add(done);

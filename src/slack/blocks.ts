@@ -8,6 +8,7 @@ import type { Finding } from '../probes/types.ts';
 import { nextStep, probeCommand } from '../render/next.ts';
 import { foldedCount, sectionViews, tally } from '../render/sections.ts';
 import { MAX_SECTION, esc, fit, packSections, section } from './mrkdwn.ts';
+import { PHONE_CHARS, PHONE_ROWS, phoneLines, shownChars } from './phone-report.ts';
 import { findingLine, sectionItems } from './rows.ts';
 
 export { MAX_SECTION, esc } from './mrkdwn.ts';
@@ -58,7 +59,28 @@ export function renderReport(report: ProbeReport, req: ProbeRequest, askedBy?: s
   const folded = foldedCount(views);
   const attach = folded > 0 || leftOut > 0 || verdict.cut;
   if (attach) middle.push(section(attachmentNote(folded, leftOut > 0 || verdict.cut)));
-  return { text: headlineText(report), blocks: [...verdict.blocks, ...middle, ...footer], attach };
+  const full = [...verdict.blocks, ...middle, ...footer];
+  // A few rows are shown as rows; more than a phone takes are folded by host and cause.
+  const notUp = report.findings.filter((f) => f.status === 'down' || f.status === 'degraded').length;
+  if (notUp <= PHONE_ROWS && shownChars(full) <= PHONE_CHARS) return { text: headlineText(report), blocks: full, attach };
+  return { text: headlineText(report), blocks: phoneBlocks(report, footer), attach: true };
+}
+
+/** Too much for a phone: the verdict, at most three folded lines, what to do, the attached report. */
+function phoneBlocks(report: ProbeReport, footer: KnownBlock[]): KnownBlock[] {
+  const v = report.verdict;
+  const blocks: KnownBlock[] = [];
+  if (report.drill) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `:test_tube: *DRILL* — fleet “${fit(report.fleet, 80)}”: ${DRILL_SOURCE}` }] });
+  blocks.push(section(`${verdictHead(report)} *${fit(report.site, 80)}*: ${fit(v.headline, 600)}`));
+  const lines = phoneLines(report.findings, v.lines.filter((l) => l !== v.headline));
+  if (lines.length > 0) blocks.push(section(lines.join('\n')));
+  blocks.push(section(nextText(report)), section(`${ATTACHED_NOTE_START} The full report is attached in the thread, every row and command line whole.`));
+  return [...blocks, ...footer];
+}
+
+function verdictHead(report: ProbeReport): string {
+  const s = report.verdict.status;
+  return s === 'ok' ? ':white_check_mark: *OK*' : s === 'down' ? ':rotating_light: *DOWN*' : ':warning: *DEGRADED*';
 }
 
 /** The verdict, what to do, the footer and the button only: for when Slack refuses the full message. */

@@ -10,6 +10,7 @@ import type { FetchFile } from './evidence-file.ts';
 import type { ProbeQueue } from './probe-queue.ts';
 import type { ReplayGuard } from './replay.ts';
 import type { SendQueue } from './send-queue.ts';
+import type { ThreadMessages } from './thread-messages.ts';
 
 export type WebClient = webApi.WebClient;
 
@@ -48,6 +49,8 @@ export interface SeatContext {
   send: SendQueue;
   /** Downloads a file uploaded to Slack with the bot token (evidence the bot measures). */
   fetchFile: FetchFile;
+  /** Each incident's messages: its checklist, one per step, one per override request. */
+  threads: ThreadMessages;
 }
 
 export function groupCache(log: Logger, now: () => number, ttlMs = 60_000): SeatContext['groupMembers'] {

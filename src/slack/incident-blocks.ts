@@ -6,11 +6,17 @@ import type { types } from '@slack/bolt';
 import { GUARDRAILS } from '../guardrails/index.ts';
 import type { Refusal } from '../incident/service.ts';
 import type { IncidentView, OverrideRequest, StepView } from '../incident/engine.ts';
-import type { Actor, Evidence, EvidenceSpec, Incident } from '../incident/types.ts';
+import type { Evidence, EvidenceSpec, Incident } from '../incident/types.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import { inputText } from '../render/journal.ts';
-import { cutLine, esc, fit, section } from './mrkdwn.ts';
+import { checklistLines } from './checklist.ts';
+import { cutLine, esc, fit, packSections, section } from './mrkdwn.ts';
 import { markdownToMrkdwn } from './runbook-mrkdwn.ts';
+import { approvalLine, decidedInput, evidenceLine, inputsLine, isPowerStep, powerLine, refusedLines, type PowerFigures } from './step-lines.ts';
+import { overrideState, standingApproval, waitingRequests } from '../incident/overrides.ts';
+import { when, who } from './who.ts';
+
+export { when, who };
 
 type KnownBlock = types.KnownBlock;
 
@@ -44,26 +50,6 @@ function plainSection(text: string): KnownBlock {
 
 function context(...elements: (string | types.PlainTextElement)[]): KnownBlock {
   return { type: 'context', elements: elements.map((e) => (typeof e === 'string' ? { type: 'mrkdwn', text: cutLine(e, 2900) } : e)) };
-}
-
-/** `<@U123>` for a Slack person; a terminal person by name. */
-export function who(a: Actor): string {
-  switch (a.kind) {
-    case 'slack':
-      return `<@${a.id}>`;
-    case 'local':
-      return `${fit(a.name, 64)} (terminal)`;
-    default:
-      return `the bot (${a.kind})`;
-  }
-}
-
-/** `14:32 UTC`, shown in each reader's own time zone by Slack. */
-export function when(iso: string): string {
-  const ms = Date.parse(iso);
-  if (!Number.isFinite(ms)) return esc(iso);
-  const utc = `${new Date(ms).toISOString().slice(11, 16)} UTC`;
-  return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${utc}>`;
 }
 
 export function fmtBytes(n: number): string {
@@ -104,7 +90,7 @@ export function evidenceAsk(e: EvidenceSpec): string {
 // ---------------------------------------------------------------------------------------------
 // The incident's parent message
 
-export function parentMessage(incident: Incident, view?: IncidentView, runbooks: readonly string[] = []): Message {
+export function parentMessage(incident: Incident, view?: IncidentView, runbooks: readonly string[] = [], now: Date = new Date()): Message {
   const state = incident.status === 'closed' ? ':white_check_mark: *closed*' : ':rotating_light:';
   const head = `${state} *Incident #${incident.id}* · site *${esc(incident.site)}*${incident.drill ? ' · :test_tube: DRILL' : ''}`;
   const blocks: KnownBlock[] = [section(head), plainSection(incident.title)];
@@ -113,7 +99,15 @@ export function parentMessage(incident: Incident, view?: IncidentView, runbooks:
   if (view?.pin) lines.push(`runbook *${esc(view.pin.runbook)}* (sha256 ${view.pin.sha256.slice(0, 12)}), steps in this thread`);
   else if (incident.status === 'open') lines.push(`start a runbook: \`/seat runbook start <runbook> ${incident.id}\`${runbooks.length ? ` (${runbooks.map(esc).join(', ')})` : ''}`);
   blocks.push(context(lines.join(' · ')));
-  return { text: `Incident #${incident.id} at ${esc(incident.site)}: ${fit(incident.title, 200)}`, blocks };
+  if (view?.pin && view.steps.length > 0) blocks.push(...packSections(checklistLines(view, now)));
+  return { text: `Incident #${incident.id} at ${esc(incident.site)}: ${fit(untitled(incident), 200)}`, blocks };
+}
+
+/** The title without the site it starts with ("fv: DOWN …" at fv): the text names the site already. */
+function untitled(incident: Incident): string {
+  const t = incident.title.trim();
+  const prefix = `${incident.site}:`;
+  return t.toLowerCase().startsWith(prefix.toLowerCase()) && t.length > prefix.length ? t.slice(prefix.length).trim() : t;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -140,41 +134,62 @@ export interface StepExtras {
   working?: string;
   /** A line under the step (an override approved). */
   note?: string;
+  /** The clock the approvals are read against. */
+  now?: Date;
+  /** The power log's figures and the UPS rating (shown on power steps). */
+  power?: PowerFigures;
+}
+
+/** Guardrail wording holds times as ISO-8601: shown as Slack dates, like every other time. */
+export function slackDates(text: string): string {
+  return text.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => when(iso));
 }
 
 export function stepMessage(view: IncidentView, step: StepView, extras: StepExtras = {}): Message {
   const n = view.steps.indexOf(step) + 1;
   const spec = step.spec;
   const file = view.pin?.file ?? 'the runbook';
+  const now = extras.now ?? new Date();
   const blocks: KnownBlock[] = [
     section(`*Step ${n} of ${view.steps.length} · ${esc(spec.title)}*  \`${spec.id}\``),
     context(`_${esc(spec.why)}_`),
   ];
   const body = bodyText(step, file);
   if (body.trim()) blocks.push(section(body));
+  if (extras.power && isPowerStep(step)) blocks.push(section(powerLine(extras.power)));
   if (spec.evidence) blocks.push(section(`:paperclip: *Needs:* ${evidenceAsk(spec.evidence)}`));
   if (step.evidence.length > 0) blocks.push(context(plain(`evidence so far: ${step.evidence.map(evidenceText).join('; ')}`)));
-  const refusals = extras.refusals ?? journalRefusal(step);
-  for (const r of refusals) blocks.push(section(refusalText(r)));
+  const refusals = extras.refusals ?? journalRefusal(view, step);
+  // Earlier refused attempts, one line each; the newest in full while it stands.
+  const earlier = refusedLines(view, spec.id).slice(0, refusals.length > 0 ? -1 : undefined).slice(-3);
+  if (earlier.length > 0) blocks.push(context(earlier.join('\n')));
+  const approval = approvalLine(view, step, now);
+  const standing = standingApproval(view, spec.id, now);
+  for (const r of refusals) blocks.push(section(refusalText(r, standing !== undefined || waitingRequests(view, spec.id, now).length > 0)));
+  if (approval) blocks.push(section(approval));
   if (extras.note) blocks.push(section(extras.note));
   const gates = spec.guardrails.length ? ` · gated by ${spec.guardrails.map(esc).join(', ')}` : '';
   blocks.push(context(`incident #${view.incident.id} · runbook ${esc(view.pin?.runbook ?? '?')} · ${spec.kind}${spec.action ? ` (${spec.action})` : ''}${gates}`));
-  if (extras.working) blocks.push(context(extras.working));
-  else blocks.push(stepButtons(view, step, refusals));
+  if (view.incident.status === 'closed') blocks.push(context(`not decided: the incident was closed${view.incident.closedBy ? ` by ${who(view.incident.closedBy)}` : ''}`));
+  else if (extras.working) blocks.push(context(extras.working));
+  else blocks.push(stepButtons(view, step, standing || waitingRequests(view, spec.id, now).length > 0 ? [] : refusals));
   return { text: `Step ${n} of ${view.steps.length}: ${esc(spec.title)} (incident #${view.incident.id})`, blocks };
 }
 
-function journalRefusal(step: StepView): Refusal[] {
+/** The refusals of the attempt the step is blocked by, as the journal holds them (every guardrail that refused). */
+function journalRefusal(view: IncidentView, step: StepView): Refusal[] {
   const s = step.state;
   if (s.state !== 'blocked') return [];
+  const all = view.events.find((e) => e.seq === s.seq)?.payload.refusals;
+  if (Array.isArray(all) && all.length > 0) return all as Refusal[];
   return [{ guardrail: s.guardrail, override: GUARDRAILS.get(s.guardrail)?.override ?? false, refused: s.refused, why: s.why, instead: s.instead, ...(s.waitsFor ? { waitsFor: s.waitsFor } : {}) }];
 }
 
-export function refusalText(r: Refusal): string {
-  const lines = [`:no_entry: *Refused by ${esc(r.guardrail)}:* ${fit(r.refused, 600)}`, `*Why:* ${fit(r.why, 600)}`];
-  if (r.instead) lines.push(`*Instead:* ${fit(r.instead, 600)}`);
-  if (r.waitsFor) lines.push(`*Waits for:* ${fit(r.waitsFor, 300)}`);
-  if (r.override) lines.push('_A second on-call person may approve going past it: *Ask for override*._');
+export function refusalText(r: Refusal, asked = false): string {
+  const lines = [`:no_entry: *Refused by ${esc(r.guardrail)}:* ${slackDates(fit(r.refused, 600))}`, `*Why:* ${slackDates(fit(r.why, 600))}`];
+  if (r.instead) lines.push(`*Instead:* ${slackDates(fit(r.instead, 600))}`);
+  if (r.waitsFor) lines.push(`*Waits for:* ${slackDates(fit(r.waitsFor, 300))}`);
+  if (r.override && !asked) lines.push('_A second on-call person may approve going past it: *Ask for override*._');
   return lines.join('\n');
 }
 
@@ -198,17 +213,21 @@ function stepButtons(view: IncidentView, step: StepView, refusals: Refusal[]): K
   return { type: 'actions', block_id: `step:${step.spec.id}`, elements };
 }
 
-/** What a decided step's message becomes: one static line, no buttons. */
-export function decidedMessage(view: IncidentView, step: StepView, extra?: string): Message {
+/** What a decided step's message becomes: static lines, no buttons: who, when, what was decided. */
+export function decidedMessage(view: IncidentView, step: StepView, extra?: string, power?: PowerFigures): Message {
   const n = view.steps.indexOf(step) + 1;
   const s = step.state;
   const title = `*Step ${n} of ${view.steps.length} · ${esc(step.spec.title)}*`;
   const blocks: KnownBlock[] = [];
   let text: string;
   if (s.state === 'done') {
-    text = `:white_check_mark: ${title} — done by ${who(s.by)} ${when(s.at)}${s.override !== undefined ? ` · past a guardrail by override (journal #${s.override})` : ''}`;
+    text = `:white_check_mark: ${title} — done by ${who(s.by)} ${when(s.at)}${s.override !== undefined ? ` · past a guardrail by override (journal #${s.override}${approverOf(view, s.override)})` : ''}`;
     blocks.push(section(text));
-    if (s.evidence) blocks.push(context(plain(`evidence: ${evidenceText(s.evidence)}`)));
+    const lines: string[] = [];
+    const input = inputsLine(decidedInput(view, step));
+    if (input) lines.push(`decided: ${input}`);
+    if (s.evidence) lines.push(`evidence: ${evidenceLine(s.evidence, step)}`);
+    if (lines.length > 0) blocks.push(context(lines.join('\n')));
   } else if (s.state === 'skipped') {
     text = `:fast_forward: ${title} — skipped by ${who(s.by)} ${when(s.at)}`;
     blocks.push(section(text), context(plain(`reason: ${s.reason}`)));
@@ -216,8 +235,19 @@ export function decidedMessage(view: IncidentView, step: StepView, extra?: strin
     text = `${title} — ${s.state}`;
     blocks.push(section(text));
   }
+  if (power && isPowerStep(step)) blocks.push(context(powerLine(power)));
+  const refused = refusedLines(view, step.spec.id).slice(-3);
+  if (refused.length > 0) blocks.push(context(refused.join('\n')));
   if (extra) blocks.push(context(extra));
+  // The decision's short head hash: kept by whoever reads it, checked later with `seat journal verify --head`.
+  const head = s.state === 'pending' ? undefined : view.events.find((e) => e.seq === s.seq)?.hash;
+  if (head && s.state !== 'pending') blocks.push(context(`journal head \`${head.slice(0, 12)}\` (event #${s.seq})`));
   return { text: `Step ${n} ${s.state}: ${esc(step.spec.title)}`, blocks };
+}
+
+function approverOf(view: IncidentView, seq: number): string {
+  const e = view.events.find((x) => x.seq === seq);
+  return e ? `, approved by ${who(e.actor)}` : '';
 }
 
 export function finishedMessage(view: IncidentView): Message {
@@ -229,7 +259,7 @@ export function finishedMessage(view: IncidentView): Message {
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
-export function overrideMessage(view: IncidentView, req: OverrideRequest): Message {
+export function overrideMessage(view: IncidentView, req: OverrideRequest, now: Date = new Date()): Message {
   const step = view.steps.find((s) => s.spec.id === req.step);
   const blocks: KnownBlock[] = [
     section(
@@ -238,16 +268,26 @@ export function overrideMessage(view: IncidentView, req: OverrideRequest): Messa
     ),
     context(plain(`reason: ${req.reason}`)),
   ];
-  if (req.approved) {
-    blocks.push(section(`:white_check_mark: approved by ${who(req.approved.by)} ${when(req.approved.at)}: anyone on call but ${who(req.approved.by)} may now press *Done* on the step, until ${when(req.expiresAt)}`));
-  } else if (req.refused) {
-    blocks.push(section(`:no_entry: refused: ${fit(req.refused.why, 500)}`));
-  } else {
-    blocks.push(context(`Only another on-call person may approve it (not ${who(req.by)}).`), {
-      type: 'actions',
-      block_id: `override:${req.seq}`,
-      elements: [{ type: 'button', action_id: OVERRIDE_APPROVE, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: JSON.stringify({ incident: view.incident.id, request: req.seq }) }],
-    });
+  const st = overrideState(view, req, now);
+  switch (st.state) {
+    case 'approved':
+      blocks.push(section(`:white_check_mark: approved by ${who(st.by)} ${when(st.at)}: anyone on call but ${who(st.by)} may now press *Done* on the step, until ${when(st.until)}`));
+      break;
+    case 'refused':
+      blocks.push(section(`:no_entry: refused: ${fit(st.why, 500)}`));
+      break;
+    case 'closed': {
+      const was = req.approved ? `approved by ${who(req.approved.by)}; ` : '';
+      const why = st.why === 'step-decided' ? `the step was decided${st.by ? ` by ${who(st.by)}` : ''}${st.at ? ` ${when(st.at)}` : ''}` : st.why === 'expired' ? `it expired ${when(req.expiresAt)}` : `the incident was closed${st.by ? ` by ${who(st.by)}` : ''}`;
+      blocks.push(section(`:lock: *closed:* ${was}${why}. Nothing more can be approved on this request.`));
+      break;
+    }
+    case 'waiting':
+      blocks.push(context(`Only another on-call person may approve it (not ${who(req.by)}).`), {
+        type: 'actions',
+        block_id: `override:${req.seq}`,
+        elements: [{ type: 'button', action_id: OVERRIDE_APPROVE, style: 'primary', text: { type: 'plain_text', text: 'Approve' }, value: JSON.stringify({ incident: view.incident.id, request: req.seq }) }],
+      });
   }
-  return { text: `Override request #${req.seq}: ${esc(req.guardrail)} for step ${esc(req.step)}`, blocks };
+  return { text: `Override request #${req.seq}: ${esc(req.guardrail)} for step ${esc(req.step)} (${st.state})`, blocks };
 }

@@ -3,12 +3,14 @@
 // becomes a static line first, then the next step is posted (one channel's sends go in order).
 import type { RespondFn } from '@slack/bolt';
 import { currentStep, type IncidentView, type StepView } from '../incident/engine.ts';
+import { standingApproval } from '../incident/overrides.ts';
 import type { DecideResult, Decision, IncidentService } from '../incident/service.ts';
-import type { Actor, Incident } from '../incident/types.ts';
+import { actorKey, type Actor, type Incident } from '../incident/types.ts';
 import { JournalError } from '../journal/store.ts';
 import type { SeatContext, WebClient } from './context.ts';
 import { slackAdvice, slackErrorCode } from './errors.ts';
-import { decidedMessage, finishedMessage, parentMessage, stepMessage, when, who, type Message, type StepExtras } from './incident-blocks.ts';
+import { decidedMessage, finishedMessage, overrideMessage, parentMessage, slackDates, stepMessage, when, who, type Message } from './incident-blocks.ts';
+import { powerFigures } from './step-lines.ts';
 import { esc, fit } from './mrkdwn.ts';
 
 /** An ephemeral line to the person who acted; a failure is logged, never thrown. */
@@ -100,40 +102,85 @@ export async function ensureThread(ctx: SeatContext, client: WebClient, service:
   return { channel, thread: r.ts };
 }
 
-/** Redraws the parent message (a runbook pinned, the incident closed). */
+/** Which parts may get a new message in this redraw (others are only updated where they have one). */
+export interface SyncHints {
+  /** A step just decided: its decided line is posted if it has no message yet (a typed decision on a later step). */
+  touched?: string;
+  /** Override requests just made: posted. */
+  requests?: number[];
+}
+
+/**
+ * Brings the incident's thread to what the journal says: the checklist, each step's one message
+ * (the current one posted when it has none, a decided one without buttons), each override request
+ * (closed when its step is decided, it expired or the incident closed), the closing line. A part
+ * is sent only when what it shows changed; one incident's redraws run one after another.
+ */
+export async function syncThread(ctx: SeatContext, client: WebClient, service: IncidentService, id: number, hints: SyncHints = {}): Promise<void> {
+  await ctx.threads.serial(id, async () => {
+    const view = service.view(id);
+    const slack = view?.incident.slack;
+    if (!view || !slack) return;
+    const now = service.deps.now();
+    const where = { channel: slack.channel, thread: slack.thread };
+    ctx.threads.adopt(id, 'parent', slack.channel, slack.thread);
+    await showPart(ctx, client, id, 'parent', where, parentMessage(view.incident, view, [...service.deps.runbooks.keys()], now), false);
+    if (!view.pin) return;
+    const power = powerFigures(view, ctx.fleet);
+    const cur = view.incident.status === 'open' ? currentStep(view) : undefined;
+    for (const s of view.steps) {
+      const open = isOpen(s);
+      // A blocked step shows the refusals that still stand; one lifted since (the power log came in) is history.
+      const refusals = s.state.state === 'blocked' && s.state.guardrail !== 'person' ? service.standingRefusals(view, s) : undefined;
+      const m = open ? stepMessage(view, s, { now, power, ...(refusals ? { refusals } : {}) }) : decidedMessage(view, s, probeLine(view, s), power);
+      await showPart(ctx, client, id, `step:${s.spec.id}`, where, m, s === cur || (!open && hints.touched === s.spec.id));
+    }
+    const ids = new Set(view.steps.map((s) => s.spec.id));
+    for (const key of ctx.threads.keys(id)) {
+      if (key.startsWith('step:') && !ids.has(key.slice(5))) await showPart(ctx, client, id, key, where, supersededMessage(key.slice(5), view.pin.runbook), false);
+    }
+    for (const r of view.overrides) await showPart(ctx, client, id, `override:${r.seq}`, where, overrideMessage(view, r, now), hints.requests?.includes(r.seq) ?? false);
+    if (view.steps.length > 0 && !currentStep(view)) await showPart(ctx, client, id, 'finished', where, finishedMessage(view), true);
+  });
+}
+
+/** One part's message: updated in place when it has one and what it shows changed; else posted when allowed, and kept. */
+async function showPart(ctx: SeatContext, client: WebClient, id: number, key: string, where: { channel: string; thread: string }, m: Message, mayPost: boolean): Promise<void> {
+  const last = JSON.stringify(m);
+  const known = ctx.threads.get(id, key);
+  if (known) {
+    if (known.last !== last && (await update(ctx, client, known.channel, known.ts, m))) ctx.threads.set(id, key, { ...known, last });
+    return;
+  }
+  if (!mayPost) return;
+  const r = await post(ctx, client, where.channel, where.thread, m);
+  if ('ts' in r) ctx.threads.set(id, key, { channel: where.channel, ts: r.ts, last });
+}
+
+function supersededMessage(step: string, runbook: string): Message {
+  const text = `:heavy_minus_sign: step \`${esc(step)}\` is no longer in runbook *${esc(runbook)}* (re-pinned): nothing to decide here`;
+  return { text: `Step ${step} superseded`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
+}
+
+/** Redraws the parent message (a runbook pinned, the incident closed) and every part of the thread. */
 export async function refreshParent(ctx: SeatContext, client: WebClient, service: IncidentService, id: number): Promise<void> {
-  const view = service.view(id);
-  const slack = view?.incident.slack;
-  if (!view || !slack) return;
-  await update(ctx, client, slack.channel, slack.thread, parentMessage(view.incident, view, [...service.deps.runbooks.keys()]));
+  await syncThread(ctx, client, service, id);
 }
 
-/** The step to do now, posted in the thread; or that every step is decided. */
-export async function postCurrentStep(ctx: SeatContext, client: WebClient, view: IncidentView): Promise<void> {
-  const slack = view.incident.slack;
-  if (!slack || !view.pin) return;
-  const cur = currentStep(view);
-  await post(ctx, client, slack.channel, slack.thread, cur ? stepMessage(view, cur) : finishedMessage(view));
+/** The step to do now, posted in the thread (once: after that it is updated); or that every step is decided. */
+export async function postCurrentStep(ctx: SeatContext, client: WebClient, service: IncidentService, view: IncidentView): Promise<void> {
+  await syncThread(ctx, client, service, view.incident.id);
 }
 
-/** Where a step's message is: the clicked message, or none (a typed `/seat step …`: lines go in the thread). */
+/** Where a step's message is: the clicked message, or none (a typed `/seat step …`). */
 export interface StepMessageRef {
   channel: string;
   ts: string | null;
 }
 
-/** Shows one step's message: updates it in place when there is one, else posts it in the thread. */
-async function showStep(ctx: SeatContext, client: WebClient, view: IncidentView, msg: StepMessageRef, m: Message): Promise<void> {
-  if (msg.ts && (await update(ctx, client, msg.channel, msg.ts, m))) return;
-  const slack = view.incident.slack;
-  if (slack) await post(ctx, client, slack.channel, slack.thread, m);
-}
-
-export async function redrawStep(ctx: SeatContext, client: WebClient, service: IncidentService, incident: number, step: string, msg: StepMessageRef, extras: StepExtras = {}): Promise<void> {
-  const view = service.view(incident);
-  const s = view?.steps.find((x) => x.spec.id === step);
-  if (!view || !s) return;
-  await showStep(ctx, client, view, msg, isOpen(s) ? stepMessage(view, s, extras) : decidedMessage(view, s));
+export async function redrawStep(ctx: SeatContext, client: WebClient, service: IncidentService, incident: number, step: string, msg: StepMessageRef): Promise<void> {
+  if (msg.ts) ctx.threads.adopt(incident, `step:${step}`, msg.channel, msg.ts);
+  await syncThread(ctx, client, service, incident);
 }
 
 const isOpen = (s: StepView): boolean => s.state.state === 'pending' || s.state.state === 'blocked';
@@ -145,73 +192,80 @@ export function conflictText(step: string, by: Actor, at: string, what: string):
 }
 
 /**
- * Decides a step and shows the outcome. A probe step's message says the probe runs meanwhile; a
- * second press while it runs is told so instead of starting another.
+ * Decides a step and shows the outcome on the step's one message. A probe step's message says the
+ * probe runs meanwhile; a second press while it runs is told who is running it.
  */
 export async function decideInSlack(ctx: SeatContext, client: WebClient, service: IncidentService, d: Decision, msg: StepMessageRef, tell: Tell): Promise<void> {
+  if (msg.ts) ctx.threads.adopt(d.incident, `step:${d.step}`, msg.channel, msg.ts);
   const before = service.view(d.incident);
   const step = before?.steps.find((s) => s.spec.id === d.step);
   const probing = d.decision === 'done' && step?.spec.kind === 'probe' && isOpen(step) && (d.version === undefined || d.version === step.version);
-  const busy = `step:${d.incident}:${d.step}`;
+  const busy = `${d.incident}:${d.step}`;
   if (probing) {
-    if (ctx.busyMessages.has(busy)) {
-      await tell(`:hourglass: the probe of step \`${esc(d.step)}\` is already running`);
+    const running = ctx.threads.running.get(busy);
+    if (running) {
+      await tell(`:hourglass: the probe of step \`${esc(d.step)}\` is already running: ${who(running.by)} pressed Done ${when(running.at)}. Its result shows on the step’s message; nothing was recorded for you.`);
       return;
     }
-    ctx.busyMessages.add(busy);
+    ctx.threads.running.set(busy, { by: d.actor, at: service.deps.now().toISOString() });
   }
   let r: DecideResult;
   try {
-    if (probing && msg.ts && before && step) await showStep(ctx, client, before, msg, stepMessage(before, step, { working: `:hourglass_flowing_sand: probing ${esc(before.incident.site)} for ${who(d.actor)}…` }));
+    if (probing && before && step) {
+      const m = stepMessage(before, step, { now: service.deps.now(), power: powerFigures(before, ctx.fleet), working: `:hourglass_flowing_sand: probing ${esc(before.incident.site)} for ${who(d.actor)}…` });
+      await ctx.threads.serial(d.incident, () => showPart(ctx, client, d.incident, `step:${d.step}`, { channel: msg.channel, thread: before.incident.slack?.thread ?? '' }, m, false));
+    }
     r = await service.decide(d);
   } catch (err) {
     const why = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
     ctx.log.error(`step ${d.step} of #${d.incident} failed: ${why}`);
     await tell(`:x: step \`${esc(d.step)}\` could not be recorded (${fit(why, 300)}); nothing was recorded, try again`);
-    if (probing && msg.ts) await redrawStep(ctx, client, service, d.incident, d.step, msg);
+    await syncThread(ctx, client, service, d.incident);
     return;
   } finally {
-    if (probing) ctx.busyMessages.delete(busy);
+    if (probing) ctx.threads.running.delete(busy);
   }
-  await showDecision(ctx, client, r, d, msg, tell);
-  // Someone else got there first: the message must not stay on "probing…".
-  if (probing && msg.ts && ((!r.ok && r.kind !== 'refused') || (r.ok && r.duplicate))) await redrawStep(ctx, client, service, d.incident, d.step, msg);
+  await showDecision(ctx, client, service, r, d, tell);
 }
 
-export async function showDecision(ctx: SeatContext, client: WebClient, r: DecideResult, d: Decision, msg: StepMessageRef, tell: Tell): Promise<void> {
+export async function showDecision(ctx: SeatContext, client: WebClient, service: IncidentService, r: DecideResult, d: Decision, tell: Tell): Promise<void> {
   if (!r.ok) {
     switch (r.kind) {
       case 'invalid':
-        await tell(`:x: ${esc(r.message)}`);
-        return;
+        await tell(`:x: ${slackDates(esc(r.message))}`);
+        break;
       case 'conflict':
         await tell(conflictText(d.step, r.by, r.at, r.what));
-        return;
+        break;
       case 'refused': {
-        const step = r.view.steps.find((s) => s.spec.id === d.step);
-        if (step) await showStep(ctx, client, r.view, msg, stepMessage(r.view, step, { refusals: r.refusals }));
-        return;
+        const standing = standingApproval(r.view, d.step, service.deps.now());
+        if (standing && actorKey(standing.by) === actorKey(d.actor)) {
+          await tell(`:no_entry: you approved override #${standing.req.seq} of *${esc(standing.req.guardrail)}* on step \`${esc(d.step)}\`, so you may not use it: ${who(standing.req.by)} (or anyone on call but you) may press *Done* until ${when(standing.until)}. Your attempt is in the journal as refused.`);
+        } else if (!ctx.threads.get(d.incident, `step:${d.step}`)) {
+          // A later step, typed: refused now, shown on its message when it comes up (no early copy of it).
+          const first = r.refusals[0];
+          if (first) await tell(`:no_entry: step \`${esc(d.step)}\` refused by *${esc(first.guardrail)}*: ${slackDates(fit(first.refused, 300))} — ${slackDates(fit(first.instead || first.why, 300))} (journal #${r.event.seq}; the step shows it when it comes up)`);
+        }
+        break;
       }
     }
+    await syncThread(ctx, client, service, d.incident);
+    return;
   }
   if (r.duplicate) {
     await tell(`:information_source: already recorded (journal event #${r.event.seq} by ${who(r.event.actor)} ${when(r.event.happenedAt)})`);
     return;
   }
-  const view = r.view;
-  const step = view.steps.find((s) => s.spec.id === d.step);
-  if (!step) return;
-  const probe = probeLine(view, r.event.payload);
-  const stored = typeof r.event.payload.report === 'number' ? `probe report stored as journal event #${r.event.payload.report}` : undefined;
-  await showStep(ctx, client, view, msg, decidedMessage(view, step, stored));
-  if (probe && view.incident.slack) await post(ctx, client, view.incident.slack.channel, view.incident.slack.thread, { text: probe, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: probe } }] });
-  await postCurrentStep(ctx, client, view);
+  await syncThread(ctx, client, service, d.incident, { touched: d.step });
 }
 
 /** A probe step's outcome in one line: the verdict and where the report is. */
-function probeLine(view: IncidentView, payload: Record<string, unknown>): string | null {
+function probeLine(view: IncidentView, step: StepView): string | undefined {
+  if (step.state.state !== 'done') return undefined;
+  const seq0 = step.state.seq;
+  const payload = view.events.find((e) => e.seq === seq0)?.payload ?? {};
   const seq = payload.report;
-  if (typeof seq !== 'number') return null;
+  if (typeof seq !== 'number') return undefined;
   const report = view.events.find((e) => e.seq === seq)?.payload.report as { site?: string; verdict?: { status?: string; headline?: string } } | undefined;
   const status = String(report?.verdict?.status ?? (payload.verdict as { status?: string } | undefined)?.status ?? '?').toUpperCase();
   return `:mag: probe of ${esc(report?.site ?? view.incident.site)}: *${esc(status)}* — ${fit(report?.verdict?.headline ?? '', 600)} (report stored as journal event #${seq})`;

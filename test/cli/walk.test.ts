@@ -94,7 +94,7 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
   assert.match(shown, /step 1 of 8: Measure the blast radius {2}\[blast-radius\]/);
   // 2. A note first, then the probe of the site: it answers in the drill, so probing it is allowed.
   shown = await ana.answer(MENU, 'n');
-  assert.match(shown, /recorded: blast-radius done by ana .* \(event \d+\)/);
+  assert.match(shown, /recorded: blast-radius done by ana .* \(event \d+, journal head [0-9a-f]{12}\)/);
   assert.match(shown, /probe: (ok|degraded|down).*\(report stored as event \d+\)/);
   await ana.answer(/note: $/, 'called the site: Jo is driving over 🚗');
   shown = await ana.answer(MENU, 'd');

@@ -48,8 +48,10 @@ test('seed 002: site dark, 19 of 30 aliases down on fv-ml1, no local chat fallba
   assert.ok(v.lines.some((l) => /^local embedding fallback remains: qwen3-embed/.test(l)), v.lines.join('\n'));
 });
 
-test('when the control pings fail too, it is this machine’s network, not a dark site', () => {
-  const findings = fvDark().map((f) => (f.subject.kind === 'address' && f.subject.role === 'control' ? address(f.subject.site, 'control', f.subject.name, false) : f));
+test('when the control pings and the gateway fail too, it is this machine’s network, not a dark site', () => {
+  const findings = fvDark().map((f) =>
+    f.subject.kind === 'address' && f.subject.role === 'control' ? address(f.subject.site, 'control', f.subject.name, false) : f.subject.kind === 'alias' ? alias(fleet, f.subject.name, 'listing-down') : f,
+  );
   const v = diagnose(['fv'], findings);
   assert.equal(v.runbook, null);
   assert.equal(v.proposal?.rule, 'no-network');
@@ -134,7 +136,7 @@ test('probe all with every site silent is this machine’s network, not three da
   const findings = ['fv', 'ana', 'irv'].flatMap((site) => [address(site, 'bmc', `${site}-bmc`, false), address(site, 'firewall', `${site} firewall`, false)]);
   const v = diagnose(['fv', 'ana', 'irv'], findings);
   assert.equal(v.runbook, null);
-  assert.match(v.headline, /^no site answered, the control pings included: check this machine’s own network first/);
+  assert.match(v.headline, /^nothing answered — no site \(the other sites’ control checks included\), not the gateway, no seat: check this machine’s own network first/);
 });
 
 test('nothing measured is never OK: unknown findings make the verdict degraded', () => {

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { darken } from '../../drills/scenarios/dark.ts';
@@ -60,6 +60,19 @@ test('inside a network namespace: no route to the dark addresses, the rest of lo
     assert.equal(pinged('127.0.2.17').code, 0);
     await dark.stop();
     assert.doesNotMatch(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }), new RegExp(ns));
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+test('without a namespace and without a real ping: no stand-in plays ICMP, so no address fails a ping never sent', { timeout: 30_000 }, async () => {
+  const bin = binWithSsh();
+  try {
+    const dark = await darken(['127.0.1.10'], bin, { namespace: false, ping: false });
+    assert.equal(dark.pingCommand, undefined);
+    assert.match(dark.how, /no ping here: ICMP is not measured/);
+    assert.ok(!existsSync(join(bin, 'ping')), 'no ping stand-in was written');
+    await dark.stop();
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@
 // person is answered with the numbers read, the seed's lesson and the options.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ANA, startIncidentHarness, type Harness } from '../helpers/slack-incident.ts';
+import { ANA, BEN, startIncidentHarness, type Harness } from '../helpers/slack-incident.ts';
 
 let h: Harness;
 before(async () => {
@@ -37,4 +37,18 @@ test('an empty paste is told what to paste', async () => {
   await h.command('diagnose', ANA);
   await h.seat.idle();
   assert.match(h.said(mark).join('\n'), /paste the log lines after `\/seat diagnose`/);
+});
+
+test('in a channel with an open incident, the diagnosis goes in its thread, for everyone on it', async () => {
+  await h.command('incident open fv brutus will not boot', ANA);
+  const incident = h.seat.incidents!.deps.store.newestOpen()!;
+  const thread = incident.slack!.thread;
+  const before = h.thread(thread).length;
+  const mark = h.mark();
+  await h.command('diagnose ValueError: To serve at least one request with the model\'s max seq len (131072), 3.36 GiB KV cache is needed, which is larger than the available KV cache memory (2.13 GiB).', BEN);
+  const posted = h.thread(thread).slice(before);
+  assert.equal(posted.length, 1, 'one message in the incident thread');
+  assert.match(posted[0]!.text, /1 problem/);
+  assert.match(posted[0]!.text, /3\.36 GiB/);
+  assert.ok(!h.said(mark).some((t) => /1 problem/.test(t)), 'not a private reply');
 });

@@ -46,6 +46,7 @@ test('/seat export uploads the postmortem to the incident thread, its head hash 
   const service = h.seat.incidents!;
   const incident = service.deps.store.incidents()[0]!;
   const uploads = h.slack.uploads.length;
+  const mark = h.mark();
   await h.command(`export ${incident.id}`);
   await h.seat.idle();
   const raw = h.slack.uploads.slice(uploads).join('');
@@ -56,4 +57,5 @@ test('/seat export uploads the postmortem to the incident thread, its head hash 
   const done = h.slack.calls.filter((c) => c.method === 'files.completeUploadExternal').at(-1);
   assert.ok(done, 'the upload was completed');
   assert.equal(String((done.args as { thread_ts?: unknown }).thread_ts), incident.slack!.thread);
+  assert.match(h.said(mark).join('\n'), new RegExp(`postmortem of incident #${incident.id} \\(md\\) is uploaded to its thread: journal head \`${verified.heads.get(incident.id)!.slice(0, 12)}\``), 'the person is told it is done');
 });

@@ -9,6 +9,7 @@ import { seatCommand } from '../../src/slack/listeners/commands/seat.ts';
 import { probeQueue } from '../../src/slack/probe-queue.ts';
 import { replayGuard } from '../../src/slack/replay.ts';
 import { exampleFleet } from '../helpers/findings.ts';
+import { ThreadMessages } from '../../src/slack/thread-messages.ts';
 
 const fleet = await exampleFleet();
 
@@ -35,6 +36,7 @@ function fakes() {
     incidents: { missing: 'no journal in these fakes' },
     send: { run: (_channel, _what, call) => call() },
     fetchFile: async () => new Response('', { status: 404 }),
+    threads: new ThreadMessages(),
   };
   const client = {} as WebClient; // never reached on these paths: no probe starts
   return {

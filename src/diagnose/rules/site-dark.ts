@@ -1,8 +1,10 @@
-// Every address of a site failed (BMC included) while others answer: a site gone dark, not a probe problem.
+// Every measured address of a site failed (BMC included) while something else answers — another
+// site, the gateway, a seat elsewhere: a site gone dark, not a probe problem. Dark rests on measured
+// failures only (facts.ts): a check not measured is neither an answer nor a failure.
+import { somethingAnswered } from './answered.ts';
 import type { Rule } from './types.ts';
 
 export const siteDark: Rule = (facts) => {
-  const dark = facts.sites.filter((s) => s.inScope && s.state === 'dark');
-  const anyAnswered = facts.sites.some((s) => s.state === 'up' || s.state === 'partial');
-  return dark.length > 0 && anyAnswered ? { rule: 'site-dark', runbook: 'site-dark', sites: dark.map((s) => s.site) } : null;
+  const dark = facts.sites.filter((s) => s.inScope && s.state === 'dark').map((s) => s.site);
+  return dark.length > 0 && somethingAnswered(facts, dark) ? { rule: 'site-dark', runbook: 'site-dark', sites: dark } : null;
 };

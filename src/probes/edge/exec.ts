@@ -221,6 +221,20 @@ export async function runCommand(argv: readonly string[], opts: CommandOptions):
   }
 }
 
+/**
+ * A wrapper that started but could not start the program it wraps, in its own words, or null:
+ * iproute2's `ip netns exec` (`exec of "ping" failed: No such file or directory`, any exit), or a
+ * shell, `env` or a stand-in script exiting 127 (not found) or 126 (found, not executable), as POSIX
+ * has them. Not for ssh: there 127 is the remote host's, and the caller says which host.
+ */
+export function wrappedNotStarted(r: CommandResult): string | null {
+  if (r.code !== 'exit') return null;
+  const ip = /exec of "[^"\n]{1,200}" failed: [^\n]{1,200}/.exec(r.stderr);
+  if (ip) return cut(clean(ip[0]), 160);
+  if (r.exitCode === 127 || r.exitCode === 126) return cut(clean(firstLine(r.stderr)), 160) || `exit ${r.exitCode}`;
+  return null;
+}
+
 /** `p` settled, or `signal` aborted, whichever first (never rejects). */
 function untilOrAborted(p: Promise<void>, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();

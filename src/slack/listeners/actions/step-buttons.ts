@@ -10,8 +10,10 @@ import type { IncidentService } from '../../../incident/service.ts';
 import { channelAllowed, userAllowed } from '../../authz.ts';
 import type { SeatContext, WebClient } from '../../context.ts';
 import { slackErrorCode } from '../../errors.ts';
-import { OVERRIDE_APPROVE, OVERRIDE_ASK, STEP_DONE, STEP_EVIDENCE, STEP_SKIP, overrideMessage } from '../../incident-blocks.ts';
-import { actorOf, conflictText, decideInSlack, guarded, serviceOf, tellByResponse, update, type Tell } from '../../incident-flow.ts';
+import { OVERRIDE_APPROVE, OVERRIDE_ASK, STEP_DONE, STEP_EVIDENCE, STEP_SKIP, slackDates, when, who } from '../../incident-blocks.ts';
+import { isPowerStep, powerFigures } from '../../step-lines.ts';
+import { standingApproval } from '../../../incident/overrides.ts';
+import { actorOf, conflictText, decideInSlack, guarded, serviceOf, syncThread, tellByResponse, type Tell } from '../../incident-flow.ts';
 import { esc } from '../../mrkdwn.ts';
 import { MODAL_ACTIONS, doneModal, evidenceModal, overrideModal, skipModal, type ModalMeta } from '../../step-modals.ts';
 
@@ -29,7 +31,8 @@ export async function stepButton(args: StepButtonArgs, ctx: SeatContext): Promis
     ctx.log.info(`replayed ${action.action_id} ignored (trigger_id ${body.trigger_id}, user ${body.user.id})`);
     return;
   }
-  ctx.track(press({ body: body as BlockAction, action: action as ButtonAction, respond, client }, ctx));
+  // After the I/O already waiting: fifty clicks at once are all acked before the first is decided.
+  ctx.track(afterPendingIo().then(() => press({ body: body as BlockAction, action: action as ButtonAction, respond, client }, ctx)));
 }
 
 interface Press {
@@ -66,12 +69,13 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
   if (action.action_id === OVERRIDE_APPROVE) {
     const v = ApproveValue.safeParse(value);
     if (!v.success) return tell(':x: this button is not one of this bot’s');
+    if (ts) ctx.threads.adopt(v.data.incident, `override:${v.data.request}`, channel, ts);
     const r = service.approveOverride({ incident: v.data.incident, request: v.data.request, actor, dedupe });
-    if ('error' in r) return tell(`:no_entry: ${esc(r.error)}`);
-    const view = service.view(v.data.incident);
-    const req = view?.overrides.find((o) => o.seq === v.data.request);
-    if (view && req && ts) await update(ctx, client, channel, ts, overrideMessage(view, req));
-    return;
+    if ('error' in r) {
+      await tell(`:no_entry: ${slackDates(esc(r.error))}`);
+      return syncThread(ctx, client, service, v.data.incident);
+    }
+    return syncThread(ctx, client, service, v.data.incident);
   }
 
   if (action.action_id === OVERRIDE_ASK) {
@@ -79,6 +83,10 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
     if (!v.success) return tell(':x: this button is not one of this bot’s');
     const step = stepOf(service, v.data.incident, v.data.step);
     if (!step) return tell(`:x: no step \`${esc(v.data.step)}\` in incident #${v.data.incident}`);
+    const standing = standingApproval(service.view(v.data.incident)!, v.data.step, service.deps.now());
+    if (standing) return tell(`:information_source: override #${standing.req.seq} on step \`${esc(v.data.step)}\` is already approved by ${who(standing.by)} until ${when(standing.until)}: press *Done* (anyone on call but ${who(standing.by)}). Nothing was asked.`);
+    const s0 = step.state;
+    if (s0.state === 'done' || s0.state === 'skipped') return tell(conflictText(v.data.step, s0.by, s0.at, s0.state === 'done' ? 'step.done' : 'step.skipped'));
     const refused = step.state.state === 'blocked' ? step.state.refused : '';
     const meta: ModalMeta = { incident: v.data.incident, step: v.data.step, version: step.version, channel, ts, guardrail: v.data.guardrail };
     return open(ctx, client, body.trigger_id, overrideModal(meta, refused), tell);
@@ -105,7 +113,11 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
       const askEvidence = step.spec.evidence !== undefined && !hasEvidence(step);
       const askInput = step.spec.action !== undefined && MODAL_ACTIONS.has(step.spec.action);
       if (askEvidence || askInput) {
-        const prefill = step.state.state === 'blocked' ? step.state.input : undefined;
+        // Pre-filled with the action an approval stands for (it holds for exactly that), else what
+        // was measured (the power log's peak); never with a refused attempt's values.
+        const approved = standingApproval(view, step.spec.id, service.deps.now())?.req.input;
+        const peak = powerFigures(view, ctx.fleet).log?.peakW;
+        const prefill = approved ?? (isPowerStep(step) && typeof peak === 'number' ? { loadW: Math.ceil(peak) } : undefined);
         return open(ctx, client, body.trigger_id, doneModal(meta, step.spec, { askEvidence, ...(prefill ? { prefill } : {}) }), tell);
       }
       return decideInSlack(ctx, client, service, { incident: ref.incident, step: ref.step, decision: 'done', actor, version: ref.version, dedupe }, { channel, ts }, tell);
@@ -114,6 +126,8 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
       return tell(':x: this button is not one of this bot’s');
   }
 }
+
+const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 function stepOf(service: IncidentService, incident: number, step: string): StepView | undefined {
   return service.view(incident)?.steps.find((s) => s.spec.id === step);

@@ -4,12 +4,13 @@
 // the on-call people only.
 import type { RespondFn } from '@slack/bolt';
 import type { EvidenceArgs, SlackCommand } from '../../../commands/table.ts';
+import { overrideState } from '../../../incident/overrides.ts';
 import type { IncidentService } from '../../../incident/service.ts';
 import type { Evidence, EvidenceSpec, Incident } from '../../../incident/types.ts';
 import { userAllowed } from '../../authz.ts';
 import type { SeatContext, WebClient } from '../../context.ts';
-import { evidenceText, overrideMessage, plain, who } from '../../incident-blocks.ts';
-import { actorOf, conflictText, decideInSlack, ensureThread, guarded, post, postCurrentStep, refreshParent, serviceOf, tellByResponse, type Tell } from '../../incident-flow.ts';
+import { evidenceText, plain, slackDates, who } from '../../incident-blocks.ts';
+import { actorOf, conflictText, decideInSlack, ensureThread, guarded, post, postCurrentStep, refreshParent, serviceOf, syncThread, tellByResponse, type Tell } from '../../incident-flow.ts';
 import { incidentListMessage, journalMessage, runbookListMessage } from '../../journal-blocks.ts';
 import { slackErrorCode } from '../../errors.ts';
 import { esc } from '../../mrkdwn.ts';
@@ -78,7 +79,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const r = service.close(i.id, actor, cmd.reason, key);
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       await refreshParent(ctx, client, service, i.id);
-      await inThread(r.incident, `:white_check_mark: incident #${i.id} closed by ${who(actor)}`, cmd.reason ? `how it ended: ${cmd.reason}` : undefined);
+      await inThread(r.incident, `:white_check_mark: incident #${i.id} closed by ${who(actor)}${closedRequests(service, i.id)}`, cmd.reason ? `how it ended: ${cmd.reason}` : undefined);
       return;
     }
     case 'runbook list':
@@ -112,7 +113,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
         const drift = service.pinDrift(view);
         if (drift) await tell(`:information_source: ${esc(view.pin!.file)} has changed since it was pinned; #${incident.id} keeps its copy until \`/seat runbook start ${esc(cmd.runbook)} ${incident.id} --repin\``);
       }
-      await postCurrentStep(ctx, client, view);
+      await postCurrentStep(ctx, client, service, view);
       if (t.channel !== channel) await tell(`:information_source: incident #${incident.id} lives in <#${t.channel}>: its steps are in the thread there`);
       return;
     }
@@ -135,7 +136,9 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if ('conflict' in r) return tell(conflictText(cmd.step, r.conflict.by, r.conflict.at, r.conflict.kind));
-      if (!r.duplicate) await inThread(i, `:construction: step \`${esc(cmd.step)}\` is blocked, said ${who(actor)}`, `waiting for: ${cmd.reason}`);
+      if (!r.duplicate) await thread(i);
+      await syncThread(ctx, client, service, i.id);
+      if (!r.duplicate) await tell(`:construction: step \`${esc(cmd.step)}\` is marked blocked (journal #${r.event.seq}): its message and the checklist say so`);
       return;
     }
     case 'step evidence': {
@@ -149,6 +152,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const r = service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if (!r.duplicate) await inThread(i, `:paperclip: evidence on step \`${esc(cmd.step)}\` from ${who(actor)}`, evidenceText(evidence.value));
+      await syncThread(ctx, client, service, i.id);
       return;
     }
     case 'note': {
@@ -162,6 +166,9 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'journal': {
       const i = await pick(cmd.incident);
       if (!i) return;
+      // The break first: the events after it are not proven.
+      const v = service.deps.store.verify(i.id);
+      if (!v.ok) await tell(`:rotating_light: the journal of #${i.id} does NOT hold: event ${v.seq}: ${esc(v.why)}${v.part === 'row' ? ' (shown as its events say)' : '; the events shown are not proven'}`);
       return reply(req.respond, ctx, journalMessage(i, service.deps.store.events(i.id)));
     }
     case 'journal verify': {
@@ -174,7 +181,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const i = await pick(cmd.incident);
       if (!i) return;
       const r = service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor, dedupe: key });
-      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      if ('error' in r) return tell(`:x: ${slackDates(esc(r.error))}`);
       await postOverride(ctx, client, service, i, r.event.seq, channel, tell);
       return;
     }
@@ -182,7 +189,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const i = await pick(cmd.incident);
       if (!i) return;
       const r = service.approveOverride({ incident: i.id, request: cmd.request, actor, dedupe: key });
-      if ('error' in r) return tell(`:no_entry: ${esc(r.error)}`);
+      if ('error' in r) return tell(`:no_entry: ${slackDates(esc(r.error))}`);
       await postOverride(ctx, client, service, i, cmd.request, channel, tell);
       return;
     }
@@ -205,6 +212,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       } catch (err) {
         return tell(`:warning: the postmortem could not be uploaded (${slackErrorCode(err)}): \`seat export ${i.id} --format ${cmd.format} -o FILE\` in a terminal writes it`);
       }
+      await tell(`:page_facing_up: the postmortem of incident #${i.id} (${cmd.format}) is uploaded to its thread${t.channel !== channel ? ` in <#${t.channel}>` : ''}: journal head \`${r.head.slice(0, 12)}\``);
       return;
     }
     case 'diagnose': {
@@ -227,13 +235,23 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
   }
 }
 
-/** The override request as its thread shows it (with Approve while it waits). */
+/** The override request in the thread (posted once, with Approve while it waits), and the step and checklist with it. */
 export async function postOverride(ctx: SeatContext, client: WebClient, service: IncidentService, i: Incident, seq: number, channel: string, tell: Tell): Promise<void> {
   const t = await ensureThread(ctx, client, service, i, channel, tell);
-  const view = service.view(i.id);
-  const req = view?.overrides.find((o) => o.seq === seq);
-  if (!t || !view || !req) return;
-  await post(ctx, client, t.channel, t.thread, overrideMessage(view, req));
+  if (!t) return;
+  await syncThread(ctx, client, service, i.id, { requests: [seq] });
+}
+
+/** ", closing override requests #4, #9" for the requests the close ended. */
+function closedRequests(service: IncidentService, id: number): string {
+  const view = service.view(id);
+  if (!view) return '';
+  const now = service.deps.now();
+  const closed = view.overrides.filter((r) => {
+    const st = overrideState(view, r, now);
+    return st.state === 'closed' && st.why === 'incident-closed' && Date.parse(r.expiresAt) >= now.getTime();
+  });
+  return closed.length > 0 ? `; override request${closed.length === 1 ? '' : 's'} ${closed.map((r) => `#${r.seq}`).join(', ')} closed with it` : '';
 }
 
 async function reply(respond: RespondFn, ctx: SeatContext, m: { text: string; blocks: unknown[] }): Promise<void> {

@@ -25,7 +25,7 @@ export async function seatCommand({ command, ack, respond, client }: SeatCommand
   const paste = pastedLog(command.text);
   if (paste !== null) {
     await ack();
-    ctx.track(diagnosePaste(paste, respond));
+    ctx.track(diagnosePaste(paste, respond, { ctx, client, channel: command.channel_id }));
     return;
   }
   const parsed = parseSlackText(command.text, ctx.fleet.siteNames);

@@ -11,6 +11,7 @@ import type { SeatContext, WebClient } from '../../context.ts';
 import { measureSlackFile } from '../../evidence-file.ts';
 import { actorOf, decideInSlack, guarded, redrawStep, serviceOf, tellInChannel, type Tell } from '../../incident-flow.ts';
 import { esc } from '../../mrkdwn.ts';
+import { slackDates } from '../../incident-blocks.ts';
 import { postOverride } from '../commands/incident.ts';
 import { DONE_MODAL, EVIDENCE_MODAL, OVERRIDE_MODAL, SKIP_MODAL, readEvidence, readInput, readMeta, readReason, type Errors, type EvidenceDraft, type ModalMeta, type Values } from '../../step-modals.ts';
 
@@ -109,7 +110,7 @@ async function submitted(ctx: SeatContext, client: WebClient, service: IncidentS
     }
     case 'override': {
       const r = service.requestOverride({ incident: meta.incident, step: meta.step, guardrail: meta.guardrail!, reason: c.reason, actor, dedupe });
-      if ('error' in r) return tell(`:x: ${esc(r.error)}`);
+      if ('error' in r) return tell(`:x: ${slackDates(esc(r.error))}`);
       const incident = service.deps.store.incident(meta.incident);
       if (incident) await postOverride(ctx, client, service, incident, r.event.seq, meta.channel, tell);
       return;
