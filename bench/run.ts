@@ -12,6 +12,7 @@ const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
   probe: async () => (await import('./probe.ts')).benchProbe(),
   'probe-cli': async () => (await import('./probe-cli.ts')).benchProbeCli(),
   'probe-scale': async () => (await import('./probe-scale.ts')).benchProbeScale(),
+  'wire-vs-undici': async () => (await import('./wire-vs-undici.ts')).benchWireVsUndici(),
   inventory: async () => (await import('./inventory-load.ts')).benchInventoryLoad(),
   ack: async () => (await import('./ack.ts')).benchAck(),
   'ack-big': async () => (await import('./ack-big.ts')).benchAckBig(),
