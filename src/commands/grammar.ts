@@ -38,9 +38,9 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
   const textArg = spec.args.find((a) => a.kind === 'text');
   const fixed = spec.args.filter((a) => a.kind !== 'text');
   const rest = words.slice(length);
-  const split = textArg ? splitFreeText(rest, spec, fixed.length) : { structured: rest, textFrom: -1 };
-  const checked = checkStructured(split.structured.map((w) => w.text), spec, fixed);
+  const checked = splitWordsOf(rest, spec, fixed, textArg !== undefined);
   if (!checked.ok) return checked;
+  if (checked.stray.length > 0) return fail(strayOption(checked, spec, raw, ctx.frontEnd));
 
   const options: Options = { help: HELP_FLAG };
   for (const [name, flag] of Object.entries(spec.flags)) options[name] = { type: flag.type, ...(flag.short ? { short: flag.short } : {}) };
@@ -67,7 +67,7 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
     input.flags[name] = converted.value;
   }
 
-  if (positionals.length > fixed.length) return fail(tooMany(verb, fixed, positionals));
+  if (positionals.length > fixed.length) return fail(tooMany(verb, fixed, positionals, spec));
   for (const [i, arg] of fixed.entries()) {
     const value = positionals[i];
     if (value === undefined) {
@@ -79,7 +79,7 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
     input.args[arg.name] = value;
   }
   if (textArg) {
-    const text = freeText(rest, split.textFrom, raw);
+    const text = freeText(checked.text, raw);
     const error = checkText(verb, textArg, text);
     if (error) return fail(error);
     if (text !== '') input.args[textArg.name] = text;
@@ -87,39 +87,149 @@ export function parseWords(table: readonly CommandSpec[], words: Word[], raw: st
   return build(spec, input);
 }
 
+/** What the words after the command's name are: parseArgs's tokens, the free text, and the words of each. */
+interface Split {
+  ok: true;
+  /** For parseArgs: the flags (a string flag with its value as `--name=value`), the fixed arguments, `--`. */
+  tokens: string[];
+  /** The free text's words in runs: a flag among them ends a run. */
+  text: Word[][];
+  /** How the fixed arguments and flags were typed, for a refusal's fix. */
+  structured: Word[];
+  /** Words that read as an option the command does not have, standing where text goes. */
+  stray: Word[];
+}
+
+/** `--name`, `--name=value`, `-x`: never a quoted word, `-`, `-5`, `--` or `-x y` (one argv word). */
+function looksLikeFlag(w: Word): boolean {
+  return !w.quoted && /^--?[A-Za-z][^=\s]*(?:=|$)/.test(w.text);
+}
+
+function isEndOfFlags(w: Word): boolean {
+  return !w.quoted && w.text === '--';
+}
+
+type Resolved = { name: string; flag: FlagSpec } | 'help' | null;
+
+function resolveFlag(typed: string, spec: CommandSpec): Resolved {
+  if (typed === '--help' || typed === '-h') return 'help';
+  if (typed.startsWith('--')) {
+    const name = typed.slice(2);
+    const flag = Object.hasOwn(spec.flags, name) ? spec.flags[name] : undefined;
+    return flag ? { name, flag } : null;
+  }
+  const short = typed.length === 2 ? typed[1] : undefined;
+  const found = Object.entries(spec.flags).find(([, f]) => f.short !== undefined && f.short === short);
+  return found ? { name: found[0], flag: found[1] } : null;
+}
+
 /**
- * Names, numbers and flags are held to the narrow word alphabet; a path (a path flag's value, a
- * path argument) only to "no control characters": `/tank/aimodels/…/power.log` is a path.
+ * A flag is a flag wherever it stands among the words, free text included (`note hello --incident 1`
+ * is a note for #1); after `--` every word is an argument or text. The fixed arguments come first,
+ * then the text. Names, numbers and flags are held to the narrow word alphabet; a string flag's
+ * value to its own type (a free-text value such as `--value` to "no control characters": they are
+ * stripped); a path (a path flag's value, a path argument) only to "no control characters".
  */
-function checkStructured(words: string[], spec: CommandSpec, fixed: readonly ArgSpec[]): { ok: true; tokens: string[] } | { ok: false; error: string } {
+function splitWordsOf(rest: Word[], spec: CommandSpec, fixed: readonly ArgSpec[], hasText: boolean): Split | { ok: false; error: string } {
+  const out: Split = { ok: true, tokens: [], text: [], structured: [], stray: [] };
   let positional = 0;
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    if (w.startsWith('-') && w.length > 1 && w !== '--') {
-      const [rawName, inline] = w.replace(/^-+/, '').split(/=(.*)/s, 2) as [string, string | undefined];
-      const flag = spec.flags[rawName] ?? Object.values(spec.flags).find((f) => f.short === rawName);
-      if (flag?.path) {
-        const name = checkToken(w.split('=')[0]!);
-        if (name) return fail(name);
-        const value = inline ?? words[++i];
-        if (value === undefined) continue; // parseArgs says the value is missing
-        const bad = checkPath(value);
-        if (bad) return fail(`${w.split('=')[0]}: ${bad}`);
+  let flagsEnded = false;
+  let lastText = -2;
+  const addText = (w: Word, i: number): void => {
+    const run = out.text.at(-1);
+    if (run && lastText === i - 1) run.push(w);
+    else out.text.push([w]);
+    lastText = i;
+  };
+  for (let i = 0; i < rest.length; i++) {
+    const w = rest[i]!;
+    if (!flagsEnded && isEndOfFlags(w)) {
+      flagsEnded = true;
+      out.tokens.push('--');
+      continue;
+    }
+    if (!flagsEnded && looksLikeFlag(w)) {
+      const eq = w.text.indexOf('=');
+      const typed = eq < 0 ? w.text : w.text.slice(0, eq);
+      const inline = eq < 0 ? undefined : w.text.slice(eq + 1);
+      const resolved = resolveFlag(typed, spec);
+      if (resolved === null && hasText) {
+        out.stray.push(w);
+        addText(w, i);
         continue;
       }
-      const bad = checkToken(w);
+      const bad = checkToken(typed);
       if (bad) return fail(bad);
-      if (flag?.type === 'string' && inline === undefined && i + 1 < words.length) {
-        const value = checkToken(words[++i]!);
-        if (value) return fail(value);
+      if (resolved === null || resolved === 'help' || resolved.flag.type === 'boolean') {
+        // parseArgs names an unknown option, or a value given to a boolean.
+        out.tokens.push(w.text);
+        out.structured.push(w);
+        continue;
       }
+      let value = inline;
+      const next = rest[i + 1];
+      out.structured.push(w);
+      if (value === undefined && next && !looksLikeFlag(next) && !isEndOfFlags(next)) {
+        value = next.text;
+        out.structured.push(next);
+        i++;
+      }
+      if (value === undefined) {
+        out.tokens.push(w.text); // parseArgs says the value is missing
+        continue;
+      }
+      const refused = checkFlagValue(typed, resolved.flag, value);
+      if (refused) return fail(refused);
+      out.tokens.push(`--${resolved.name}=${resolved.flag.text ? cleanFreeText(value) : value}`);
+      continue;
+    }
+    if (hasText && (lastText >= 0 || positional >= fixed.length)) {
+      addText(w, i);
       continue;
     }
     const arg = fixed[positional++];
-    const bad = arg?.kind === 'path' ? (w === '-' ? null : checkPath(w)) : checkToken(w);
+    const bad = arg?.kind === 'path' ? (w.text === '-' ? null : checkPath(w.text)) : checkToken(w.text);
     if (bad) return fail(bad);
+    out.tokens.push(w.text);
+    out.structured.push(w);
   }
-  return { ok: true, tokens: words };
+  return out;
+}
+
+/** A path flag's value: no controls. A free-text one: anything (controls are stripped). With its own type: that type judges. Else a word. */
+function checkFlagValue(typed: string, flag: FlagSpec, value: string): string | null {
+  if (flag.path) {
+    const bad = checkPath(value);
+    return bad ? `${typed}: ${bad}` : null;
+  }
+  if (flag.text || flag.schema) return null;
+  return checkToken(value);
+}
+
+/** An option the command lacks, where text goes: refused, with the line that records it as text. */
+function strayOption(split: Split, spec: CommandSpec, raw: string | null, fe: FrontEnd): string {
+  const word = split.stray[0]!;
+  const prog = fe === 'slack' ? '/seat' : 'seat';
+  const shown = (w: Word): string => (raw !== null && w.end !== undefined ? raw.slice(w.start, w.end) : shellWord(w.text));
+  const head = [prog, spec.words[0], ...split.structured.map(shown)].join(' ');
+  const text = split.text.map((run) => run.map(shown).join(' ')).join(' ');
+  const line = cleanFreeText(`${head} -- ${text}`);
+  const fix = [...line].length <= 160 ? line : `${cleanFreeText(head)} -- <text…>`;
+  const said = unknownOption(word.text.split('=')[0]!, spec, fe);
+  return `${said}${said.endsWith('?') ? '' : '.'} To write it as text, put the text after --: ${fix}`;
+}
+
+/** A word as a shell would need it typed again: bare when safe, else in single quotes. */
+function shellWord(w: string): string {
+  return /^[A-Za-z0-9._,:/=@%+#-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
+
+function unknownOption(rawName: string, spec: CommandSpec, fe: FrontEnd): string {
+  const verb = spec.words[0];
+  const known = Object.entries(spec.flags).filter(([, f]) => offeredOn(f, spec, fe)).map(([n]) => `--${n}`);
+  const near = nearest(rawName, [...known, '--help']);
+  if (near) return `unknown option ${quote(rawName)} for ${verb} — did you mean ${near}?`;
+  return known.length > 0 ? `unknown option ${quote(rawName)} for ${verb} (known: ${known.join(', ')})` : `unknown option ${quote(rawName)}: ${verb} takes no options`;
 }
 
 function build(spec: CommandSpec, input: Input): ParseResult {
@@ -167,31 +277,15 @@ export function unknownCommand(word: string, offered: readonly CommandSpec[], se
   return near ? `unknown command ${quote(word)} — did you mean ${near}?` : `unknown command ${quote(word)} (known: ${names.join(', ')})`;
 }
 
-/** Where the free text starts: after `--`, or at the first word past the flags and fixed arguments. */
-function splitFreeText(rest: Word[], spec: CommandSpec, fixedCount: number): { structured: Word[]; textFrom: number } {
-  let positional = 0;
-  for (let i = 0; i < rest.length; i++) {
-    const w = rest[i]!.text;
-    if (w === '--') return { structured: rest.slice(0, i), textFrom: i + 1 };
-    if (w.startsWith('-') && w.length > 1) {
-      const flag = spec.flags[w.replace(/^-+/, '').split('=')[0]!];
-      if (flag?.type === 'string' && !w.includes('=')) i++;
-      continue;
-    }
-    if (positional < fixedCount) {
-      positional++;
-      continue;
-    }
-    return { structured: rest.slice(0, i), textFrom: i };
-  }
-  return { structured: rest, textFrom: rest.length };
-}
-
-function freeText(rest: Word[], from: number, raw: string | null): string {
-  const words = rest.slice(from);
-  if (words.length === 0) return '';
-  const typed = raw === null ? words.map((w) => w.text).join(' ') : raw.slice(words[0]!.start);
-  return cleanFreeText(typed);
+/** The free text: each run as typed (the raw text when there is one), runs joined by one space. */
+function freeText(runs: Word[][], raw: string | null): string {
+  const parts = runs.map((run) => {
+    const first = run[0]!;
+    const last = run.at(-1)!;
+    if (raw === null || first.end === undefined) return run.map((w) => w.text).join(' ');
+    return raw.slice(first.start, last.end ?? last.start + last.text.length);
+  });
+  return cleanFreeText(parts.join(' '));
 }
 
 function checkText(verb: string, arg: ArgSpec, text: string): string | null {
@@ -212,15 +306,10 @@ function convertFlag(name: string, flag: FlagSpec, value: string): { ok: true; v
 
 function explainFlags(verb: string, args: string[], options: Options, spec: CommandSpec, fe: FrontEnd): string {
   const { tokens } = parseArgs({ args, options, allowPositionals: true, strict: false, tokens: true });
-  const known = Object.entries(spec.flags).filter(([, f]) => offeredOn(f, spec, fe)).map(([n]) => `--${n}`);
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
     const option = options[t.name];
-    if (!option) {
-      const near = nearest(t.rawName, [...known, '--help']);
-      if (near) return `unknown option ${quote(t.rawName)} for ${verb} — did you mean ${near}?`;
-      return known.length > 0 ? `unknown option ${quote(t.rawName)} for ${verb} (known: ${known.join(', ')})` : `unknown option ${quote(t.rawName)}: ${verb} takes no options`;
-    }
+    if (!option) return unknownOption(t.rawName, spec, fe);
     if (option.type === 'boolean' && t.value !== undefined) return `${t.rawName} takes no value, got ${quote(t.value)}`;
     if (option.type === 'string' && (t.value === undefined || (!t.inlineValue && t.value.startsWith('-')))) {
       const flag = spec.flags[t.name];
@@ -230,7 +319,13 @@ function explainFlags(verb: string, args: string[], options: Options, spec: Comm
   return `the flags of ${verb} do not read: ${quote(args.join(' '))}`;
 }
 
-function tooMany(verb: string, fixed: ArgSpec[], positionals: string[]): string {
+function tooMany(verb: string, fixed: ArgSpec[], positionals: string[], spec: CommandSpec): string {
+  const said = tooManyWords(verb, fixed, positionals);
+  const text = Object.entries(spec.flags).find(([, f]) => f.text);
+  return text ? `${said} (a value with spaces goes in quotes: --${text[0]} "a b")` : said;
+}
+
+function tooManyWords(verb: string, fixed: ArgSpec[], positionals: string[]): string {
   const extra = positionals.slice(fixed.length);
   if (fixed.length === 0) return `${verb} takes no arguments, got ${quote(extra.join(' '))}`;
   if (fixed.length === 1) return `${verb} takes one ${fixed[0]!.name}, got ${quote(positionals[0]!)} and ${quote(extra.join(' '))}`;

@@ -32,6 +32,7 @@ export function usageFor(table: readonly CommandSpec[], fe: FrontEnd): string {
       if (fe === 'cli' && !s.frontEnds.includes('slack')) return `${line.padEnd(PAD - 1)} (terminal only: ${s.summary})`;
       return line;
     });
+  lines.push(`free text (<text…>, <reason…>, <title…>): a flag counts wherever it stands; after -- every word is text (${fe === 'slack' ? '/seat' : 'seat'} note -- --force was not used)`);
   if (fe === 'cli') {
     const inv = CLI_GLOBAL_FLAGS.inventory;
     lines.push(`every command that reads the inventory takes --inventory ${inv.value} (or SEAT_INVENTORY); help and --version need none (terminal only)`);
@@ -52,6 +53,21 @@ export function commandHelp(spec: CommandSpec, fe: FrontEnd): string {
   const rows = (list: [string, string][]): string[] => list.map(([left, right]) => `  ${left.padEnd(width)}${right}`);
   if (args.length > 0) out.push('', 'arguments:', ...rows(args));
   out.push('', 'options:', ...rows(flags));
+  const text = freeTextNote(spec, fe);
+  if (text.length > 0) out.push('', ...text);
   if (fe === 'cli' && !spec.frontEnds.includes('slack')) out.push('', 'terminal only: Slack has no such command.');
   return out.join('\n');
+}
+
+/** How a free-text argument reads: flags anywhere in it; a text that starts with "-" after `--`. */
+function freeTextNote(spec: CommandSpec, fe: FrontEnd): string[] {
+  const text = spec.args.find((a) => a.kind === 'text');
+  if (!text) return [];
+  const prog = fe === 'slack' ? '/seat' : 'seat';
+  const fixed = spec.args.filter((a) => a.kind !== 'text').map((a) => a.shown);
+  const flags = flagsOf(spec, fe).map(([n, f]) => `[${flagShown(n, f)}]`);
+  const lines = [`${text.shown}: a flag is read as a flag wherever it stands among the words.`];
+  lines.push(`  Text that starts with "-" goes after --: ${[prog, spec.words[0], ...fixed, ...flags, '--', '--force was not used'].join(' ')}`);
+  if (fe === 'slack') lines.push('  A word in quotes ("--force" or \'a b\') is one word of text, never a flag.');
+  return lines;
 }

@@ -6,13 +6,10 @@ import { SCHEMA_VERSION, canonicalJson } from '../probes/canonical.ts';
 import { createReaper } from '../probes/edge/exec.ts';
 import { createProgramGate, LISTINGS_FIRST_MS } from '../probes/edge/gate.ts';
 import { createHttpPool, type HttpTransport } from '../probes/edge/transport.ts';
-import { planGatewayTasks } from '../probes/gateway.ts';
-import { planGpuTasks } from '../probes/gpu.ts';
-import { planContainerTasks, type ContainerPlanOptions } from '../probes/container/plan.ts';
-import { planPowerTasks } from '../probes/power.ts';
+import { planGroup } from '../probes/index.ts';
 import { isLead, planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
 import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
-import type { Finding, ProbeEnv, ProbeGroup, ProbeScope, ProbeTask, Reaper } from '../probes/types.ts';
+import type { Finding, ProbeEnv, ProbeGroup, ProbeTask, Reaper } from '../probes/types.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -90,14 +87,6 @@ export function waitAfterStartup(timeoutMs: number, startupMs: number): number {
   return Math.max(Math.ceil(timeoutMs * MIN_WAIT_FRACTION), Math.round(timeoutMs - Math.max(0, startupMs)));
 }
 
-type Planner = (fleet: Fleet, scope: ProbeScope, env: ProbeEnv, opts: ContainerPlanOptions) => ProbeTask[];
-// Containers go with the GPUs: both are asked over ssh of the GPU hosts.
-const PLANNERS: Record<ProbeGroup, Planner> = {
-  aliases: planGatewayTasks,
-  gpus: (fleet, scope, env, opts) => [...planGpuTasks(fleet, scope, env), ...planContainerTasks(fleet, scope, env, opts)],
-  power: planPowerTasks,
-};
-
 export interface ProbePlan {
   tasks: ProbeTask[];
   sites: string[];
@@ -139,7 +128,7 @@ export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {})
     ...(programGate ? { programGate } : {}),
   };
   const groups: ProbeGroup[] = ['power', 'gpus', 'aliases'];
-  const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => PLANNERS[group](fleet, { sites }, env, { memory: deps.memory }));
+  const planned = groups.filter((g) => req.only.includes(g)).flatMap((group) => planGroup(group, fleet, { sites }, env, { memory: deps.memory }));
   // Not the inventory's order: what everything waits on and what is vital first, then sites and kinds
   // taken in turn, so a dark site's hanging targets never fill every slot while the rest queue behind.
   const slow = deps.memory?.slow;

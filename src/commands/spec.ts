@@ -47,6 +47,8 @@ export interface FlagSpec {
   readonly expect?: string;
   /** A file path: its value is held to "no control characters", not to the narrow word alphabet. */
   readonly path?: boolean;
+  /** Free text (a pasted log line): any characters, one value however many spaces (quote it), control characters stripped. */
+  readonly text?: boolean;
   /** Where the flag makes sense, when narrower than its command (`--json`: the terminal). */
   readonly frontEnds?: readonly FrontEnd[];
 }

@@ -84,7 +84,7 @@ const EVIDENCE_FLAGS = {
   file: { type: 'string', value: 'PATH', path: true, help: 'a local file: the terminal measures its size and sha256', frontEnds: ['cli'] },
   sha256: { type: 'string', value: 'HEX', schema: z.string().regex(/^[0-9a-fA-F]{64}$/).transform((v) => v.toLowerCase()), expect: '64 hex digits', help: 'a file’s sha256 as typed: recorded as declared, not measured' },
   size: { type: 'string', value: 'BYTES', schema: Int, expect: 'bytes', help: 'the declared file’s size' },
-  value: { type: 'string', value: 'TEXT', schema: z.string().max(500), expect: 'at most 500 characters', help: 'a pasted value (a restart count, a backup name)' },
+  value: { type: 'string', value: 'TEXT', text: true, schema: z.string().max(500), expect: 'at most 500 characters', help: 'a pasted value (a restart count, a backup name, a log line): quote it when it has spaces' },
   yes: { type: 'boolean', help: 'answer yes to the step’s question' },
   no: { type: 'boolean', help: 'answer no to the step’s question' },
 } as const satisfies Record<string, FlagSpec>;

@@ -35,21 +35,62 @@ export function checkPath(value: string): string | null {
   return null;
 }
 
-/** A word of typed text and where it starts, so free text can be taken from the text as typed. */
+/**
+ * A word of typed text and where it stands in it (`start`, `end`), so free text can be taken from
+ * the text as typed. `quoted`: typed in quotes ("a b" or 'a b'); `text` is then what is inside
+ * them, one word however many spaces it holds, and never read as a flag.
+ */
 export interface Word {
   text: string;
   start: number;
+  end?: number;
+  quoted?: boolean;
 }
 
 export function tooLong(text: string): string | null {
   return text.length > MAX_COMMAND_LENGTH ? `command is ${text.length} characters; the most is ${MAX_COMMAND_LENGTH}` : null;
 }
 
-/** Splits typed text into words, dropping a leading `/seat` or `seat`. Checks nothing else. */
+/** An opening quote and the one that closes it: straight, and the curly ones phones type. */
+const QUOTES: Readonly<Record<string, string>> = { '"': '"', "'": "'", '\u201c': '\u201d', '\u2018': '\u2019' };
+
+/**
+ * Splits typed text into words, dropping a leading `/seat` or `seat`. A word that starts with a
+ * quote runs to the same quote followed by a space or the end (`--value "CUDA out of memory."`);
+ * a quote with no such close is an ordinary character (`'tis`, `don't`). Checks nothing else.
+ */
 export function splitWords(text: string): Word[] {
-  const words = [...text.matchAll(/\S+/g)].map((m) => ({ text: m[0], start: m.index }));
-  if (words[0]?.text === '/seat' || words[0]?.text === 'seat') words.shift();
+  const words: Word[] = [];
+  const space = /\s/;
+  let i = 0;
+  while (i < text.length) {
+    if (space.test(text[i]!)) {
+      i++;
+      continue;
+    }
+    const close = QUOTES[text[i]!];
+    const closedAt = close === undefined ? -1 : closingQuote(text, i + 1, close);
+    if (closedAt >= 0) {
+      words.push({ text: text.slice(i + 1, closedAt), start: i, end: closedAt + 1, quoted: true });
+      i = closedAt + 1;
+      continue;
+    }
+    let end = i;
+    while (end < text.length && !space.test(text[end]!)) end++;
+    words.push({ text: text.slice(i, end), start: i, end });
+    i = end;
+  }
+  const first = words[0];
+  if (first && !first.quoted && (first.text === '/seat' || first.text === 'seat')) words.shift();
   return words;
+}
+
+function closingQuote(text: string, from: number, close: string): number {
+  for (let at = text.indexOf(close, from); at >= 0; at = text.indexOf(close, at + 1)) {
+    const next = text[at + 1];
+    if (next === undefined || /\s/.test(next)) return at;
+  }
+  return -1;
 }
 
 /** Splits command text into words, refusing anything a shell or Slack could make dangerous. */

@@ -26,7 +26,7 @@ function named(e: Evidence): string | null {
   return null;
 }
 
-export const backupBeforeEdit: Guardrail = {
+export const backupBeforeEdit: Guardrail<'backup-before-edit'> = {
   id: 'backup-before-edit',
   lesson: 'an .env edit records its timestamped backup name first: .env.bak-<why>-yyyyMMdd-HHmmss',
   override: true,

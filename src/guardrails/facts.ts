@@ -1,7 +1,8 @@
 // What the guardrails read from an incident: the step's action, the probe reports and evidence in
 // its journal, and whether a site went dark in a report. Facts only: subjects, statuses, reasons,
 // figures and times. Nothing here reads a finding's `detail`, `target` or `measuredBy`.
-import type { Evidence, GuardContext, JournalEvent, StepAction, StepInput, StepSpec } from '../incident/types.ts';
+import type { Evidence, GuardContext, GuardVerdict, JournalEvent, StepAction, StepInput, StepSpec } from '../incident/types.ts';
+import { fmtInt } from '../probes/edge/text.ts';
 import type { Finding, Reason } from '../probes/types.ts';
 
 /** The step fixes its action, or the person enters it: a guardrail applies when either names its own. */
@@ -93,10 +94,7 @@ export function latest(findings: readonly Finding[]): number {
   return at;
 }
 
-/** An instant as the journal writes it, to the second: `2026-09-13T07:13:40Z`. */
-export function isoSecond(ms: number): string {
-  return Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : 'an unreadable time';
-}
+export { isoSecond } from '../render/time.ts';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -104,4 +102,44 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 function isFinding(v: unknown): v is Finding {
   return isObject(v) && isObject(v.subject) && typeof v.status === 'string' && typeof v.observedAt === 'string' && isObject(v.data);
+}
+
+export interface LoggedPeak {
+  /** The summed GPU peak of the latest power log that counts and was read (GPUs only: the chassis draws more). */
+  peakW: number;
+  /** As the log wrote it (the host's wall clock), when it did. */
+  peakAt: string | null;
+  seq: number;
+}
+
+/** The measured peak of the latest power log recorded with its figures (a typed hash has none); null when none was read. */
+export function loggedPeak(events: readonly JournalEvent[]): LoggedPeak | null {
+  let out: LoggedPeak | null = null;
+  for (const { seq, evidence: e } of evidenceIn(events, 'power-log')) {
+    if (e.kind !== 'file' || !isObject(e.powerlog)) continue;
+    const peak = e.powerlog.peakW;
+    if (typeof peak !== 'number' || !Number.isFinite(peak) || peak <= 0) continue;
+    out = { peakW: peak, peakAt: typeof e.powerlog.peakAt === 'string' ? e.powerlog.peakAt : null, seq };
+  }
+  return out;
+}
+
+/** A typed load (W): a finite number ≥ 0, else undefined. */
+export function typedLoad(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+/** The refusal of a typed load below the log's measured peak (as shown, to the watt); null when there is none. */
+export function belowLoggedPeak(ctx: Pick<GuardContext, 'input' | 'step'>, peak: LoggedPeak | null): (GuardVerdict & { ok: false }) | null {
+  const typed = typedLoad(ctx.input.loadW);
+  if (peak === null || typed === undefined) return null;
+  const floor = Math.round(peak.peakW);
+  if (typed >= floor) return null;
+  return {
+    ok: false,
+    refused: `step ${ctx.step.id} with ${fmtInt(typed)} W typed: below the ${fmtInt(floor)} W the power log measured (its GPUs alone${peak.peakAt ? `, at ${peak.peakAt}` : ''}; recorded at #${peak.seq})`,
+    why: "the power log holds the only load figures and measured the GPUs alone (the chassis draws more): a load below its peak undersizes the UPS that tripped",
+    instead: `enter at least ${fmtInt(floor)} W, or leave the load empty to take the power log's peak`,
+    waitsFor: `a load of at least ${fmtInt(floor)} W`,
+  };
 }

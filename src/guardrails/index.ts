@@ -10,9 +10,17 @@ import { powerLogFirst } from './power-log-first.ts';
 import { reachableNotHealthy } from './reachable-not-healthy.ts';
 import { recreateNotRestart } from './recreate-not-restart.ts';
 
-export const GUARDRAILS: ReadonlyMap<string, Guardrail> = new Map(
-  [powerLogFirst, noSilentPaidRepoint, noPollDarkSite, measuredMargin, reachableNotHealthy, noSurgeOutlets, backupBeforeEdit, recreateNotRestart].map((g) => [g.id, g]),
-);
+// The registry: a guardrail is its file here and its line in this list. The ids a runbook step may
+// name (runbooks/schema.ts) are read from it, never listed again.
+const ALL = [powerLogFirst, noSilentPaidRepoint, noPollDarkSite, measuredMargin, reachableNotHealthy, noSurgeOutlets, backupBeforeEdit, recreateNotRestart] as const;
+
+type IdsOf<T extends readonly Guardrail[]> = { -readonly [K in keyof T]: T[K] extends Guardrail<infer Id> ? Id : never };
+
+/** Every guardrail's id, in the registry's order, each as its literal. */
+export const GUARDRAIL_IDS = ALL.map((g) => g.id) as IdsOf<typeof ALL>;
+export type GuardrailId = (typeof GUARDRAIL_IDS)[number];
+
+export const GUARDRAILS: ReadonlyMap<string, Guardrail> = new Map(ALL.map((g) => [g.id, g]));
 
 export type Refusal = { guardrail: Guardrail; verdict: GuardVerdict & { ok: false } };
 

@@ -32,7 +32,7 @@ export function gpuSamples(findings: readonly Finding[], host: string, index: nu
   return [...byTime].map(([at, availableMiB]) => ({ at, availableMiB }));
 }
 
-export const measuredMargin: Guardrail = {
+export const measuredMargin: Guardrail<'measured-margin'> = {
   id: 'measured-margin',
   lesson: 'a seat move or resize is judged on measured free memory over a window, not on declared util × total',
   override: true,

@@ -5,7 +5,7 @@ import { acts, evidenceIn, incidentEvents, isoSecond, reportsIn, siteIn, type Si
 /** How long after a dark report a re-probe of the site is refused. */
 export const DARK_SITE_QUIET_MS = 15 * 60_000;
 
-export const noPollDarkSite: Guardrail = {
+export const noPollDarkSite: Guardrail<'no-poll-dark-site'> = {
   id: 'no-poll-dark-site',
   lesson: 'a site whose every address (BMC included) is dark is not re-probed in a loop: an overload-tripped UPS needs a human',
   override: true,

@@ -25,7 +25,7 @@ export function paidAliasName(fleet: Fleet, alias: string): string {
 
 const WHY = 'an existing alias never points at a paid backend: its callers would be billed without choosing it; paid coverage goes under a new opt-in alias name';
 
-export const noSilentPaidRepoint: Guardrail = {
+export const noSilentPaidRepoint: Guardrail<'no-silent-paid-repoint'> = {
   id: 'no-silent-paid-repoint',
   lesson: 'never point an existing alias at a paid backend; paid coverage only under a new opt-in alias name',
   override: false,

@@ -1,6 +1,6 @@
 // Seed 002: after a site goes dark, recover the power log (the only load figures) and record its size and sha256 before sizing power.
 import type { Evidence, Guardrail } from '../incident/types.ts';
-import { acts, evidenceIn, incidentEvents, isoSecond, pinnedRunbooks, reportsIn, siteIn } from './facts.ts';
+import { acts, belowLoggedPeak, evidenceIn, incidentEvents, isoSecond, loggedPeak, pinnedRunbooks, reportsIn, siteIn } from './facts.ts';
 
 const SHA256 = /^[0-9a-f]{64}$/i;
 
@@ -12,13 +12,19 @@ export function powerLogProblem(e: Evidence): string | null {
   return null;
 }
 
-export const powerLogFirst: Guardrail = {
+export const powerLogFirst: Guardrail<'power-log-first'> = {
   id: 'power-log-first',
-  lesson: 'after a site goes dark, its power log is recovered and its size and sha256 recorded before any power sizing: it holds the only load figures',
+  lesson: 'after a site goes dark, its power log is recovered and its size and sha256 recorded before any power sizing: it holds the only load figures, and nothing is sized below its peak',
   override: true,
   applies: (step, input) => acts(step, input, 'power-sizing'),
   check(ctx) {
     const events = incidentEvents(ctx);
+    // Sizing from a figure lower than the log measured is refused wherever the log came from (a
+    // power plan's load is no-surge-outlets' to check).
+    if (acts(ctx.step, ctx.input, 'power-sizing')) {
+      const lower = belowLoggedPeak(ctx, loggedPeak(events));
+      if (lower) return lower;
+    }
     const sites = [...new Set([ctx.incident.site, ...(ctx.input.site ? [ctx.input.site] : [])])];
     const reports = reportsIn(events);
     // The first report that found a site dark; or the runbook the incident runs says so.

@@ -5,7 +5,7 @@ import { acts, isoSecond, latest } from './facts.ts';
 
 const WHY = 'healthy is not reachable: a container healthcheck runs inside against localhost and passes with no published port; a seat is up when its port answers from outside';
 
-export const reachableNotHealthy: Guardrail = {
+export const reachableNotHealthy: Guardrail<'reachable-not-healthy'> = {
   id: 'reachable-not-healthy',
   lesson: 'a seat is up only when its published port answers from outside, not when its container healthcheck passes',
   override: true,

@@ -5,7 +5,7 @@ import { acts } from './facts.ts';
 const WHY = 'addresses and labels attach only at creation: a restart (or a power-on) keeps the stale ones';
 const INSTEAD = 'recreate the container: docker compose up -d <svc> (with sudo where the compose folder is root-owned)';
 
-export const recreateNotRestart: Guardrail = {
+export const recreateNotRestart: Guardrail<'recreate-not-restart'> = {
   id: 'recreate-not-restart',
   lesson: 'after an address or label change, recreate containers; labels attach only at creation',
   override: true,

@@ -250,8 +250,9 @@ export type GuardVerdict =
       waitsFor?: string;
     };
 
-export interface Guardrail {
-  id: string;
+/** `Id`: the guardrail's own id, kept as its literal so the registry can list every id (src/guardrails/index.ts). */
+export interface Guardrail<Id extends string = string> {
+  id: Id;
   /** The seed lesson it encodes, one line. */
   lesson: string;
   /** Whether a second on-call person may approve going past it. */

@@ -5,7 +5,7 @@
 import type { Finding, GpuMemory, UpsReading } from '../probes/types.ts';
 import { html } from './escape.ts';
 import type { Snapshot } from './facts.ts';
-import { offset } from './time.ts';
+import { offset } from '../render/time.ts';
 
 const COLORS = ['#2f6db5', '#d9822b', '#3c9a5f', '#9b59b6', '#c0392b', '#16a085', '#8e6c3a', '#d35d8f'];
 const W = 720;

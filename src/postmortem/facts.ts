@@ -4,7 +4,7 @@
 import type { IncidentView } from '../incident/engine.ts';
 import { actorKey, type Actor, type Evidence, type JournalEvent } from '../incident/types.ts';
 import type { Finding } from '../probes/types.ts';
-import { seconds } from './time.ts';
+import { seconds } from '../render/time.ts';
 
 export interface Snapshot {
   seq: number;

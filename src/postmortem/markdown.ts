@@ -12,7 +12,7 @@ import { describe, evidenceSource, evidenceWords, inputWords, type Source } from
 import { factsOf, type Facts, type Snapshot } from './facts.ts';
 import { snapshotTables } from './snapshots.ts';
 import { table } from './table.ts';
-import { duration, offset, seconds, utc } from './time.ts';
+import { duration, offset, seconds, utc } from '../render/time.ts';
 
 export const TO_WRITE = '**TO WRITE**';
 const FILL = '*to write*';

@@ -4,19 +4,8 @@
 import { z } from 'zod';
 import type { StepAction, StepKind } from '../incident/types.ts';
 import { PROBE_GROUPS, type ProbeGroup } from '../probes/types.ts';
-
-/** The guardrails a step may name; `src/guardrails/` implements one per id (DESIGN.md's table). */
-export const GUARDRAIL_IDS = [
-  'power-log-first',
-  'no-silent-paid-repoint',
-  'no-poll-dark-site',
-  'measured-margin',
-  'reachable-not-healthy',
-  'no-surge-outlets',
-  'backup-before-edit',
-  'recreate-not-restart',
-] as const;
-export type GuardrailId = (typeof GUARDRAIL_IDS)[number];
+// The guardrails a step may name are the registry's ids: `src/guardrails/` implements one per id (DESIGN.md's table).
+import { GUARDRAIL_IDS } from '../guardrails/index.ts';
 
 export const STEP_KINDS = ['probe', 'check', 'action', 'evidence', 'decision'] as const satisfies readonly StepKind[];
 

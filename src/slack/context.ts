@@ -1,7 +1,7 @@
 // What every listener shares: the fleet, the log, the seams (sleep, clock, probe deps, the probe
 // runner) and the state of the running app (the probe queue, probes in flight by scope, messages
 // being probed into, requests already seen).
-import type { Logger, webApi } from '@slack/bolt';
+import type { Logger } from '@slack/bolt';
 import type { ProbeDeps, ProbeReport, ProbeRequest } from '../commands/probe.ts';
 import type { IncidentService } from '../incident/service.ts';
 import type { Fleet } from '../inventory/fleet.ts';
@@ -11,8 +11,10 @@ import type { ProbeQueue } from './probe-queue.ts';
 import type { ReplayGuard } from './replay.ts';
 import type { SendQueue } from './send-queue.ts';
 import type { ThreadMessages } from './thread-messages.ts';
+import type { WebClient } from './web-client.ts';
 
-export type WebClient = webApi.WebClient;
+/** The listeners take the client with the context; it is defined in web-client.ts. */
+export type { WebClient };
 
 /** Plans and runs one probe (commands/probe.ts `runProbe`); tests hold probes with a stand-in. */
 export type RunProbe = (fleet: Fleet, req: ProbeRequest, deps?: ProbeDeps) => Promise<ProbeReport>;

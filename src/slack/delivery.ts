@@ -6,20 +6,12 @@ import type { Logger, RespondFn } from '@slack/bolt';
 import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
 import { reportText } from '../render/report.ts';
 import { headlineText, renderVerdictOnly, withoutAttachment, type Rendered } from './blocks.ts';
-import type { WebClient } from './context.ts';
 import { slackErrorCode } from './errors.ts';
 import { section } from './mrkdwn.ts';
+import { retryAfterMs, type WebClient } from './web-client.ts';
 
 /** Errors that mean Slack would not take these blocks, whatever we retry. */
 const BLOCKS_REFUSED = new Set(['invalid_blocks', 'invalid_blocks_format', 'msg_too_long', 'too_many_blocks']);
-/** The longest Retry-After waited on: past it, the report goes privately. */
-const MAX_WAIT_S = 30;
-
-/** Slack's Retry-After of a rate-limited call, capped, in milliseconds; null for any other failure. */
-export function retryAfterMs(err: unknown): number | null {
-  const wait = (err as { retryAfter?: unknown } | undefined)?.retryAfter;
-  return typeof wait === 'number' ? Math.min(Math.max(wait, 0), MAX_WAIT_S) * 1000 : null;
-}
 
 export interface View {
   text: string;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { PowerLogPush, powerLogFactsOf } from '../powerlog/push.ts';
 import type { Evidence } from '../incident/types.ts';
 import { slackErrorCode } from './errors.ts';
-import type { WebClient } from './context.ts';
+import type { WebClient } from './web-client.ts';
 
 /** Fetches a Slack file's bytes with the bot token; tests serve their own from loopback. */
 export type FetchFile = (url: string, token: string) => Promise<Response>;

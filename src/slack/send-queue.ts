@@ -1,10 +1,10 @@
 // Sends to one channel, one at a time and in order: a step's message is updated before the next
 // step is posted, whatever Slack's rate limit does. A 429 is waited out (Slack's Retry-After,
-// capped as delivery.ts caps it, through the injected sleep) and the call tried again; any other
+// capped as web-client.ts caps it, through the injected sleep) and the call tried again; any other
 // failure goes back to the caller. Channels do not wait for each other.
 import type { Logger } from '@slack/bolt';
-import { retryAfterMs } from './delivery.ts';
 import { slackErrorCode } from './errors.ts';
+import { retryAfterMs } from './web-client.ts';
 
 /** Tries of one call that Slack keeps rate-limiting, the first included. */
 const MAX_TRIES = 3;

@@ -1,6 +1,7 @@
 // Who and when, as Slack shows them: a person as a mention, a time in each reader's own zone.
 import type { Actor } from '../incident/types.ts';
 import { esc, fit } from './mrkdwn.ts';
+import { utcHourMinute } from '../render/time.ts';
 
 /** `<@U123>` for a Slack person; a terminal person by name. */
 export function who(a: Actor): string {
@@ -18,6 +19,6 @@ export function who(a: Actor): string {
 export function when(iso: string): string {
   const ms = Date.parse(iso);
   if (!Number.isFinite(ms)) return esc(iso);
-  const utc = `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+  const utc = `${utcHourMinute(ms) ?? '?'} UTC`;
   return `<!date^${Math.floor(ms / 1000)}^{date_short_pretty} {time}|${utc}>`;
 }

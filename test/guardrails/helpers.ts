@@ -7,7 +7,7 @@ import type { Actor, EventKind, GuardContext, Guardrail, GuardVerdict, Incident,
 import { canonicalJson, SCHEMA_VERSION } from '../../src/probes/canonical.ts';
 import { makeFinding, measured } from '../../src/probes/finding.ts';
 import { aliasFinding, seatFinding, type Make } from '../../src/probes/gateway/findings.ts';
-import type { KeyOutcome, SeatCheck } from '../../src/probes/gateway/litellm.ts';
+import type { KeyOutcome, SeatCheck } from '../../src/probes/gateway/checks.ts';
 import { cardFindings } from '../../src/probes/gpu/findings.ts';
 import { pairWithInventory } from '../../src/probes/gpu/pairing.ts';
 import type { ProcessRow } from '../../src/probes/gpu/parse.ts';

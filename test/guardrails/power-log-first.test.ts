@@ -79,3 +79,17 @@ test('one address answering (the BMC) means the site did not go dark', () => {
   j.report([addressAt(DARK_AT, 'fv', 'bmc', 'fv-ml1-bmc', true), ...fvAddresses(DARK_AT, false, { bmc: false })]);
   allowed(g, context({ journal: j, step: sizing }));
 });
+
+test('seed 002: once the power log is read, sizing from a load lower than its 1,159 W GPU peak is refused with both figures; at or above it, allowed', () => {
+  const j = darkJournal();
+  const log = powerLog();
+  j.add('step.done', { evidence: { ...(log.evidence as object), powerlog: { gpus: 4, samples: 46, peakW: 1_159.18, peakAt: '2026/09/13 06:58:18.421', lastWindowMeanW: 1_085.9, last: '2026/09/13 06:58:38.418', intervalMs: 10_000 } } }, { step: 'recover-power-log', at: plus(DARK_AT, 40) });
+  const typed = (loadW: number) => context({ journal: j, step: step({ id: 'ups-rating', action: 'power-sizing' }), input: { action: 'power-sizing', loadW }, now: plus(DARK_AT, 45) });
+  const v = refusal(g, typed(1_150));
+  assert.equal(v.refused, 'step ups-rating with 1,150 W typed: below the 1,159 W the power log measured (its GPUs alone, at 2026/09/13 06:58:18.421; recorded at #2)');
+  assert.equal(v.waitsFor, 'a load of at least 1,159 W');
+  allowed(g, typed(1_159));
+  allowed(g, typed(1_400));
+  // No figure typed: the log's is the one sized from.
+  allowed(g, context({ journal: j, step: sizing, now: plus(DARK_AT, 45) }));
+});

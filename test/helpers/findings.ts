@@ -4,7 +4,7 @@ import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { makeFinding, measured } from '../../src/probes/finding.ts';
 import { aliasFinding, keyFinding, seatFinding, type Make } from '../../src/probes/gateway/findings.ts';
-import type { Key, KeyOutcome, SeatCheck } from '../../src/probes/gateway/litellm.ts';
+import type { Key, KeyOutcome, SeatCheck } from '../../src/probes/gateway/checks.ts';
 import { cardFindings } from '../../src/probes/gpu/findings.ts';
 import { pairWithInventory } from '../../src/probes/gpu/pairing.ts';
 import type { ProcessRow } from '../../src/probes/gpu/parse.ts';

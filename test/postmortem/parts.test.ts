@@ -7,7 +7,7 @@ import { md } from '../../src/postmortem/escape.ts';
 import { renderPostmortem } from '../../src/postmortem/index.ts';
 import { project } from '../../src/incident/engine.ts';
 import type { Incident, JournalEvent } from '../../src/incident/types.ts';
-import { duration, offset, utc } from '../../src/postmortem/time.ts';
+import { duration, offset, utc } from '../../src/render/time.ts';
 
 const T0 = '2026-12-03T07:02:00.000Z';
 

@@ -2,7 +2,7 @@
 // fail (healthy is not serving), or its engine holds no memory at all.
 import type { Rule } from './types.ts';
 
-export const backendDown: Rule = (facts) => {
+export const backendDown: Rule<'backend-down'> = (facts) => {
   const failing = facts.aliases.failing.filter((a) => a.reason === 'backend_down' || a.reason === 'backend_failing');
   const engines = facts.gpus.enginesNotRunning;
   if (failing.length === 0 && engines.length === 0) return null;

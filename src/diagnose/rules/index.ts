@@ -11,10 +11,16 @@ import { noNetwork } from './no-network.ts';
 import { gpuOomCotenant } from './gpu-oom-cotenant.ts';
 import { seatUnreachable } from './seat-unreachable.ts';
 import { siteDark } from './site-dark.ts';
-import type { Proposal, Rule } from './types.ts';
+import type { Proposal as ProposalOf, Rule } from './types.ts';
 import { upsOverload } from './ups-overload.ts';
 
-export const RULES: readonly Rule[] = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatUnreachable, gpuOomCotenant, backendDown];
+// The registry: a rule is its file here and its line in this list, which is also the one list of the
+// rules' ids (RuleId is read from it).
+export const RULES = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatUnreachable, gpuOomCotenant, backendDown] as const;
+
+type IdOf<R> = R extends Rule<infer Id> ? Id : never;
+export type RuleId = IdOf<(typeof RULES)[number]>;
+export type Proposal = ProposalOf<RuleId>;
 
 export function propose(facts: Summary): Proposal | null {
   for (const rule of RULES) {
@@ -24,4 +30,3 @@ export function propose(facts: Summary): Proposal | null {
   return null;
 }
 
-export type { Proposal, RuleId } from './types.ts';

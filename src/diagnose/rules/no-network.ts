@@ -5,7 +5,7 @@
 import { everythingFailed } from './answered.ts';
 import type { Rule } from './types.ts';
 
-export const noNetwork: Rule = (facts) => {
+export const noNetwork: Rule<'no-network'> = (facts) => {
   const dark = facts.sites.filter((s) => s.inScope && s.state === 'dark');
   return dark.length > 0 && everythingFailed(facts) ? { rule: 'no-network', runbook: null, sites: dark.map((s) => s.site) } : null;
 };

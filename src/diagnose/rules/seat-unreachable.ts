@@ -3,7 +3,7 @@
 // and nothing answers it. The healthcheck runs inside; the binding is what to check.
 import type { Rule } from './types.ts';
 
-export const seatUnreachable: Rule = (facts) => {
+export const seatUnreachable: Rule<'seat-unreachable'> = (facts) => {
   const hit = facts.containers.unreachable;
   if (hit.length === 0) return null;
   return { rule: 'seat-unreachable', runbook: 'seat-unreachable', sites: [...new Set(hit.flatMap((c) => (c.site ? [c.site] : [])))] };

@@ -4,7 +4,7 @@
 import { somethingAnswered } from './answered.ts';
 import type { Rule } from './types.ts';
 
-export const siteDark: Rule = (facts) => {
+export const siteDark: Rule<'site-dark'> = (facts) => {
   const dark = facts.sites.filter((s) => s.inScope && s.state === 'dark').map((s) => s.site);
   return dark.length > 0 && somethingAnswered(facts, dark) ? { rule: 'site-dark', runbook: 'site-dark', sites: dark } : null;
 };

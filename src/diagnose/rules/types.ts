@@ -1,14 +1,14 @@
 import type { RunbookId } from '../runbooks.ts';
 import type { Summary } from '../facts.ts';
 
-/** What a rule concludes: the runbook to start (or none: the conclusion is advice), and the sites it is about. */
-export interface Proposal {
-  rule: RuleId;
+/** What a rule concludes: the runbook to start (or none: the conclusion is advice), and the sites it is
+ * about. `Id`: the rule's id; index.ts narrows it to the registry's ids. */
+export interface Proposal<Id extends string = string> {
+  rule: Id;
   runbook: RunbookId | null;
   sites: string[];
 }
 
-export type RuleId = 'no-network' | 'site-dark' | 'ups-overload' | 'keys-rejected' | 'gateway-down' | 'gpu-oom-cotenant' | 'backend-down' | 'seat-unreachable';
-
-/** One rule: facts in, a proposal or nothing out. Pure. */
-export type Rule = (facts: Summary) => Proposal | null;
+/** One rule: facts in, a proposal or nothing out. Pure. `Id`: its own id, kept as its literal so the
+ * registry (index.ts) is the one list of the rules' ids. */
+export type Rule<Id extends string = string> = (facts: Summary) => Proposal<Id> | null;

@@ -3,23 +3,9 @@
 // a healthy container is not a serving one. So: a seat's /health failing is the backend down; a
 // gateway error that names the backend while its /health passes is a backend failing requests.
 import type { Attribution, HttpOutcome, Reason } from '../types.ts';
-import type { SeatCheck } from './litellm.ts';
+import { namesBackend } from './backend-named.ts';
+import type { SeatCheck } from './checks.ts';
 import { seatName } from './words.ts';
-
-/** LiteLLM wraps a provider's error as `<Provider>Exception - …` (`Hosted_vllmException - CUDA out of
- * memory`): the backend answered and refused the work. `Connection error` under the same wrapper is the
- * gateway failing to reach it, which says nothing of the backend's health. */
-const BACKEND_SPOKE = /out of memory|EngineCore|EngineDead|\b[A-Za-z_]+Exception - (?!Connection error|Request timed out|APIConnectionError)/i;
-/** As the runtimes write them: case-sensitive, so a model named cuda-coder or bge-oom-test says nothing. */
-const BACKEND_WORDS = /\bCUDA\b|\bOOM\b/;
-/** Where LiteLLM repeats the model asked for (`Passed model=…`, `Received Model Group=…`): a name, not words. */
-const MODEL_NAMED = /\b(?:model|Model Group)=\S*/g;
-
-export function namesBackend(error: string | undefined): boolean {
-  if (error === undefined) return false;
-  const said = error.replace(MODEL_NAMED, '');
-  return BACKEND_WORDS.test(said) || BACKEND_SPOKE.test(said);
-}
 
 /** A failure on the gateway's path to a backend (5xx, refused, reset, timeout); a 4xx is the gateway's own configuration. */
 export function pathFailed(o: HttpOutcome): boolean {

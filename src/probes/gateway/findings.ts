@@ -4,7 +4,8 @@ import { inferred, measured, type FindingInput } from '../finding.ts';
 import { clean, cut, fmtInt } from '../edge/text.ts';
 import type { Finding, FindingStatus, HttpOutcome, KeyResult, Measurement, Reason, Subject } from '../types.ts';
 import { attribute, pathFailed } from './attribution.ts';
-import { MAX_MODELS_KEPT, type KeyOutcome, type Listing, type SeatCheck } from './litellm.ts';
+import type { KeyOutcome, Listing, SeatCheck } from './checks.ts';
+import { MAX_MODELS_KEPT } from './litellm.ts';
 import { groupBy, outcomeText, routedTo, seatName, transportReason, withKeys } from './words.ts';
 
 export type Make = (f: FindingInput) => Finding;

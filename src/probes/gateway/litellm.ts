@@ -3,7 +3,8 @@
 import type { AliasRef, SeatRef } from '../../inventory/fleet.ts';
 import { httpRequest, type HttpInit } from '../edge/http.ts';
 import { clean, cut } from '../edge/text.ts';
-import { namesBackend } from './attribution.ts';
+import { namesBackend } from './backend-named.ts';
+import type { Key, KeyOutcome, Listing, SeatCheck } from './checks.ts';
 import { ModelListScanner } from './listing.ts';
 import type { HttpOutcome, ProbeEnv } from '../types.ts';
 
@@ -13,35 +14,6 @@ export const MAX_MODELS_KEPT = 500;
 /** What a key's model listing may stream: read as it comes and never held (listing.ts), so it may be far
  * over the cap on a held body; 130,000 models are about 10 MB. Over this it is cut: too_large. */
 export const MAX_LISTING_BYTES = 64 * 1024 * 1024;
-
-export interface Key {
-  name: string;
-  envVar: string;
-  secret: string | undefined;
-}
-
-export type Listing =
-  | { state: 'unset'; key: Key }
-  /** `models`: every listed id the inventory knows, and the first MAX_MODELS_KEPT others, in the listing's
-   * order; `modelCount`: how many the listing holds in all (models.size when absent). */
-  | { state: 'ok'; key: Key; outcome: HttpOutcome; models: Set<string>; modelCount?: number }
-  | { state: 'failed'; key: Key; outcome: HttpOutcome };
-
-export interface SeatCheck {
-  seat: SeatRef;
-  health: HttpOutcome;
-  models?: { id: string; maxModelLen: number | null }[];
-  modelsOutcome?: HttpOutcome;
-}
-
-export type KeyOutcome =
-  | { kind: 'unset'; key: Key }
-  | { kind: 'listing-failed'; key: Key; outcome: HttpOutcome }
-  | { kind: 'not-registered'; key: Key }
-  | { kind: 'not-intended'; key: Key }
-  | { kind: 'listed-only'; key: Key }
-  | { kind: 'ok'; key: Key; outcome: HttpOutcome }
-  | { kind: 'failed'; key: Key; outcome: HttpOutcome };
 
 export class Gateway {
   private readonly chatUrl: string;

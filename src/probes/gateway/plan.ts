@@ -7,7 +7,8 @@ import { openWhenAllSettled } from '../edge/gate.ts';
 import { graceFor, withTimeout } from '../edge/timeout.ts';
 import type { Finding, ProbeEnv, ProbeScope, ProbeTask } from '../types.ts';
 import { aliasFinding, extrasFindings, keyFinding, seatFinding, type Make } from './findings.ts';
-import { Gateway, timeoutOutcome, type Key, type Listing, type SeatCheck } from './litellm.ts';
+import type { Key, Listing, SeatCheck } from './checks.ts';
+import { Gateway, timeoutOutcome } from './litellm.ts';
 import { shared } from './shared.ts';
 
 /** Fields whose values are codes, never free text: redaction must not touch them. */

@@ -1,3 +1,4 @@
+// Every time text seat shows (the postmortem, Slack, the guardrails), in one module on date-fns.
 // Times as the postmortem shows them: UTC always (the journal stores UTC; a reader in another zone
 // must not have to convert), offsets from the incident's start as T+h:mm:ss. Computed with
 // date-fns from the stored instants, never from the local zone of the machine that exports.
@@ -53,4 +54,14 @@ export function duration(totalSeconds: number): string {
   const s = n % 60;
   const text = d > 0 ? `${d} d ${h} h` : h > 0 ? `${h} h ${m} min` : m > 0 ? `${m} min${s ? ` ${s} s` : ''}` : `${s} s`;
   return neg ? `−${text}` : text;
+}
+
+/** `14:32`, the hour and minute in UTC of an instant in ms (null when it is not one). */
+export function utcHourMinute(ms: number): string | null {
+  return Number.isFinite(ms) ? utcTime(new Date(ms).toISOString()).slice(0, 5) : null;
+}
+
+/** An instant as the journal writes it, to the second: `2026-09-13T07:13:40Z`. */
+export function isoSecond(ms: number): string {
+  return Number.isFinite(ms) ? new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z') : 'an unreadable time';
 }
