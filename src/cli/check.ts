@@ -3,6 +3,7 @@
 // (the schema refuses one).
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Seat } from '../inventory/schema.ts';
+import { cardBudgetText, sharedCards } from '../inventory/shared-cards.ts';
 import { memoryPath } from './probe-memory.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -39,8 +40,13 @@ export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv
   out.push('', fleet.seats.size > 0 ? 'seats' : 'seats: none');
   for (const s of fleet.seats.values()) {
     const gpusText = `GPU${s.seat.gpus.length > 1 ? 's' : ''} ${s.seat.gpus.join(',')}`;
-    const container = s.seat.container ? `, container ${s.seat.container}` : '';
+    const container = s.seat.runtime === 'systemd' ? `, systemd unit ${s.seat.unit ?? `${s.name}.service`}` : s.seat.container ? `, container ${s.seat.container}` : '';
     out.push(`  ${s.name.padEnd(16)} ${s.host.name} ${gpusText}, port ${s.seat.port}, budget ${budget(s.seat)}${container}`);
+  }
+  const shared = sharedCards(inv);
+  if (shared.length > 0) {
+    out.push('', "cards shared by seats (declared budgets added up; the card's size is measured by seat probe, not declared)");
+    for (const c of shared) out.push(`  ${`${c.host} GPU${c.index}`.padEnd(16)} ${cardBudgetText(c)}${c.over ? ' — OVER the whole card: they cannot all start' : ''}`);
   }
   out.push('', fleet.aliases.size > 0 ? 'aliases' : 'aliases: none');
   for (const a of fleet.aliases.values()) {

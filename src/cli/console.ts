@@ -8,7 +8,7 @@ import { parseCommand } from '../commands/parse.ts';
 import type { CommandSpec } from '../commands/spec.ts';
 import { COMMANDS } from '../commands/table.ts';
 import { splitWords } from '../commands/tokens.ts';
-import { runCli, type CliIo, type ExitCode } from './run.ts';
+import type { CliIo, ExitCode, RunCli } from './io.ts';
 
 export interface ConsoleWords {
   sites: string[];
@@ -29,6 +29,8 @@ export interface ConsoleOptions {
   argvPrefix: string[];
   /** io.stdin carries the typed lines. */
   io: CliIo;
+  /** Runs each command's words (runCli, given by the caller: the console does not import run.ts). */
+  run: RunCli;
   words: ConsoleWords;
   /** `runbook start` with neither an incident nor --site opens its incident at this site. */
   defaultSite?: string;
@@ -143,7 +145,7 @@ export async function runConsole(o: ConsoleOptions): Promise<ExitCode> {
     if (sub) cmdIo.stdin = sub;
     else delete cmdIo.stdin;
     try {
-      await runCli([...o.argvPrefix, ...argv], cmdIo);
+      await o.run([...o.argvPrefix, ...argv], cmdIo);
     } catch (err) {
       io.stderr.write(`seat: internal error: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}\n`);
     } finally {

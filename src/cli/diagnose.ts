@@ -11,7 +11,7 @@ import { DEFAULT_SINCE, readSeatLogs } from '../logdiag/seat-logs.ts';
 import { renderDiagnosis } from '../logdiag/render.ts';
 import type { Diagnosis } from '../logdiag/types.ts';
 import { clean, cut, firstLine } from '../probes/edge/text.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
 
 type Read = { ok: true; diagnosis: Diagnosis; source: string; warning?: string } | { ok: false; error: string };

@@ -10,9 +10,10 @@ import { ProbeMemory } from '../probes/memory.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import { runConsole } from './console.ts';
 import { openService } from './incident.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode, RunCli } from './io.ts';
 
-export async function drillToTerminal(cmd: DrillCommand, io: CliIo): Promise<ExitCode> {
+/** `run` runs each line typed in the drill's console (runCli; a parameter, so this file need not import run.ts). */
+export async function drillToTerminal(cmd: DrillCommand, io: CliIo, run: RunCli): Promise<ExitCode> {
   // The drill lives outside src/: loaded only here, never by the bot or the other commands.
   const { SCENARIOS, DEFAULT_SCENARIO, scenarioNamed, startScenario } = await import('../../drills/scenarios/index.ts');
   if (cmd.list) {
@@ -79,6 +80,7 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo): Promise<Exi
       intro,
       argvPrefix: ['--inventory', drill.inventoryPath],
       io: consoleIo,
+      run,
       words: { sites: drill.fleet.siteNames, hosts: [...drill.fleet.hosts.keys()], runbooks: [...runbooks.keys()], guardrails: [...GUARDRAILS.keys()], files: [...drill.files.values()], steps },
       defaultSite: scenario.site,
       refuse: {

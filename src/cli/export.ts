@@ -6,16 +6,17 @@ import type { ExportCommand } from '../commands/table.ts';
 import { exportDocument } from '../postmortem/document.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { withService } from './incident.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
-export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
+/** `fleet` null: no inventory was given; the postmortem is then not put beside a fleet. */
+export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet | null, io: CliIo, inventoryPath: string | null): Promise<ExitCode> {
   return withService(fleet, io, inventoryPath, async (service) => {
     const incident = service.resolve(cmd.incident);
     if ('error' in incident) {
       io.stderr.write(`seat: ${incident.error}\n`);
       return 2;
     }
-    const r = exportDocument(service, incident.id, cmd.format, (io.now ?? (() => new Date()))(), fleet);
+    const r = exportDocument(service, incident.id, cmd.format, (io.now ?? (() => new Date()))(), fleet ?? undefined);
     if (!r.ok) {
       io.stderr.write(`seat: ${r.error}\n`);
       return r.code;

@@ -11,17 +11,19 @@ import { runProbe } from '../commands/probe.ts';
 import { actorName, IncidentService, type DecideResult, type Refusal } from '../incident/service.ts';
 import { currentStep, type IncidentView, type StepView } from '../incident/engine.ts';
 import type { Actor, Evidence, EvidenceSpec, Incident, JournalEvent, PowerLogFacts } from '../incident/types.ts';
-import type { Fleet } from '../inventory/fleet.ts';
+import { Fleet } from '../inventory/fleet.ts';
+import { OnCallSchema, SettingsSchema } from '../inventory/schema.ts';
 import { checkKeptHead } from '../journal/kept-head.ts';
 import { journalPath } from '../journal/location.ts';
+import { detectingReport } from './last-probe.ts';
 import { openSqliteJournal } from '../journal/sqlite.ts';
 import { JournalError, type JournalStore } from '../journal/store.ts';
 import { clean } from '../probes/edge/text.ts';
 import { eventSummary } from '../render/journal.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
-type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' | 'export' | 'powerlog' | 'diagnose' | 'watch gpus' | 'drill' }>;
+type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' | 'export' | 'powerlog' | 'diagnose' | 'watch gpus' | 'drill' | 'walk' }>;
 
 /** The terminal's person: SEAT_USER (a shared on-call box), else the login name. */
 export function localActor(env: NodeJS.ProcessEnv): Actor {
@@ -36,23 +38,34 @@ export function localActor(env: NodeJS.ProcessEnv): Actor {
   return { kind: 'local', name: clean(name).slice(0, 64) || 'unknown' };
 }
 
-export async function openService(fleet: Fleet, io: CliIo, inventoryPath: string): Promise<{ service: IncidentService; store: JournalStore; where: string }> {
-  const where = journalPath(io.env, fleet.inventory, inventoryPath);
+/**
+ * No fleet, for the commands that only read the journal (run.ts's READS_JOURNAL) when no inventory is given: no
+ * site, host, seat or alias, so nothing can be probed or opened against it, and no postmortem line is
+ * put beside a fleet. The gateway's URL is empty: nothing reads it on these paths.
+ */
+export function noFleet(): Fleet {
+  return new Fleet({ fleet: 'none', drill: false, settings: SettingsSchema.parse({}), oncall: OnCallSchema.parse({}), gateway: { baseUrl: '', keys: {} }, sites: {}, seats: {}, aliases: {} });
+}
+
+/** `fleet` null: no inventory was given (a command that only reads the journal: run.ts's READS_JOURNAL); the journal is SEAT_JOURNAL's or the state folder's. */
+export async function openService(fleet: Fleet | null, io: CliIo, inventoryPath: string | null): Promise<{ service: IncidentService; store: JournalStore; where: string }> {
+  const where = fleet ? journalPath(io.env, fleet.inventory, inventoryPath ?? undefined) : journalPath(io.env);
+  const known = fleet ?? noFleet();
   const store = openSqliteJournal(where.path, io.now ? { now: io.now } : {});
   const { runbooks } = await loadRunbooks();
   const now = io.now ?? (() => new Date());
   const service = new IncidentService({
     store,
-    fleet,
+    fleet: known,
     runbooks,
     now,
-    probe: (site, only) => runProbe(fleet, { site, only: only?.only ?? ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false }, { ...(io.probeDeps ?? {}), ...(io.env ? { env: io.env } : {}) }),
+    probe: (site, only) => runProbe(known, { site, only: only?.only ?? ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false }, { ...(io.probeDeps ?? {}), ...(io.env ? { env: io.env } : {}) }),
   });
   return { service, store, where: `${where.path} (${where.from})` };
 }
 
 /** Opens the journal, runs `work` on the service, closes the journal whatever happens. */
-export async function withService(fleet: Fleet, io: CliIo, inventoryPath: string, work: (service: IncidentService) => Promise<ExitCode>): Promise<ExitCode> {
+export async function withService(fleet: Fleet | null, io: CliIo, inventoryPath: string | null, work: (service: IncidentService) => Promise<ExitCode>): Promise<ExitCode> {
   let opened: Awaited<ReturnType<typeof openService>>;
   try {
     opened = await openService(fleet, io, inventoryPath);
@@ -72,14 +85,8 @@ export async function withService(fleet: Fleet, io: CliIo, inventoryPath: string
   }
 }
 
-export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
-  return withService(fleet, io, inventoryPath, async (service) => {
-    if (cmd.verb === 'walk') {
-      const { walk } = await import('./walk.ts');
-      return walk(service, cmd.incident, io);
-    }
-    return run(cmd, service, io);
-  });
+export async function incidentToTerminal(cmd: IncidentCommand, fleet: Fleet | null, io: CliIo, inventoryPath: string | null): Promise<ExitCode> {
+  return withService(fleet, io, inventoryPath, async (service) => run(cmd, service, io));
 }
 
 const out = (io: CliIo, s: string): void => void io.stdout.write(`${s}\n`);
@@ -88,7 +95,7 @@ const err = (io: CliIo, s: string): 2 => {
   return 2;
 };
 
-async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: IncidentService, io: CliIo): Promise<ExitCode> {
+async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): Promise<ExitCode> {
   const actor = localActor(io.env);
   const pick = (id: number | undefined): Incident | { error: string } => service.resolve(id);
   switch (cmd.verb) {
@@ -123,6 +130,9 @@ async function run(cmd: Exclude<IncidentCommand, { verb: 'walk' }>, service: Inc
         if ('error' in r) return err(io, r.error);
         incident = r.incident;
         out(io, `opened ${incidentLine(incident)}`);
+        // The probe that proposed this runbook here is the incident's first finding: time to detect counts from it.
+        const seen = detectingReport(service.deps.store.path, site, cmd.runbook, (io.now ?? (() => new Date()))());
+        if (seen && service.attachReport(incident.id, seen)) out(io, `detected by the probe of ${site} at ${seen.finishedAt} (journalled as the incident's first finding)`);
       }
       const before = service.view(incident.id);
       if (before?.pin && before.pin.runbook === cmd.runbook && !cmd.repin) {
@@ -310,7 +320,7 @@ function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
   if (r.ok) {
     const e = r.event;
     out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} ${e.kind === 'step.done' ? 'done' : 'skipped'} by ${actorName(e.actor)} at ${e.happenedAt} (event ${e.seq}, journal head ${headOf(r.view)})`);
-    if (e.kind === 'step.done' && typeof e.payload.report === 'number') out(io, `probe report stored as evidence (event ${e.payload.report})`);
+    if (e.kind === 'step.done' && typeof e.payload.report === 'number') out(io, e.payload.detected === true ? `the probe that detected the incident is this step's report (event ${e.payload.report}): the site was not polled again` : `probe report stored as evidence (event ${e.payload.report})`);
     printSteps(io, r.view);
     return 0;
   }
@@ -319,6 +329,9 @@ function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
       return err(io, r.message);
     case 'conflict':
       return err(io, `${step} was already decided by ${actorName(r.by)} at ${r.at} (${r.what})`);
+    case 'answered-no':
+      out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} answered no to "${r.question}" (event ${r.event.seq}, journal head ${headOf(r.view)}); the step stays open until the answer is yes`);
+      return 0;
     case 'refused':
       for (const l of refusalLines(r.refusals, step, r.view.incident.id)) out(io, l);
       out(io, `recorded the refusal (event ${r.event.seq}, journal head ${headOf(r.view)})`);

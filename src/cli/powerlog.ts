@@ -4,7 +4,7 @@ import type { PowerlogCommand } from '../commands/table.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { clean } from '../probes/edge/text.ts';
 import { chooseUps, compareWithUps, openPowerLog, renderPowerLog, summarisePowerLog } from '../powerlog/index.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
 /** fleet null: no inventory was given (nor a site), so the log is read but put beside no UPS. */
 export async function powerlogToTerminal(cmd: PowerlogCommand, fleet: Fleet | null, io: CliIo): Promise<ExitCode> {

@@ -4,9 +4,13 @@ import type { ProbeCommand } from '../commands/parse.ts';
 import { exitCodeFor, reportJson, runProbe } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { RunEvent } from '../probes/runner.ts';
+import { darkRefusal, skippedLine } from '../guardrails/dark-site-probe.ts';
+import { gateFromJournal } from './probe-gate.ts';
+import { saveLastProbe } from './last-probe.ts';
+import { journalPath } from '../journal/location.ts';
 import { loadMemory, memoryPath, saveMemory } from './probe-memory.ts';
 import { JsonReport } from './report-json.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
 type Render = typeof import('./render.ts');
 
@@ -15,6 +19,15 @@ type Render = typeof import('./render.ts');
 const QUIET_MS = 150;
 
 export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo, inventoryPath?: string): Promise<ExitCode> {
+  // A site an open incident found dark is not re-probed inside no-poll-dark-site's window; `all` skips it.
+  const gate = gateFromJournal(io.env, fleet, inventoryPath, command.site, io.now);
+  if (!gate.ok) {
+    io.stderr.write(`seat: ${darkRefusal(gate.dark, 'seat')}\n`);
+    return 1;
+  }
+  if ('unread' in gate && io.env.SEAT_DEBUG) io.stderr.write(`seat: the journal could not be read, so no-poll-dark-site was not checked: ${gate.unread}\n`);
+  if (gate.skipped.length > 0) io.stderr.write(`seat: ${skippedLine(gate.skipped)}\n`);
+  const skipSites = gate.skipped.map((d) => d.site);
   const tty = io.stdout.isTTY === true && !command.json;
   const colour = tty && !io.env.NO_COLOR;
   let bad = 0;
@@ -45,7 +58,7 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   // report order once nothing has come for QUIET_MS (the slowest targets are then all that is left).
   const json = command.json ? new JsonReport() : null;
   let quiet: NodeJS.Timeout | undefined;
-  const running = runProbe(fleet, command, {
+  const running = runProbe(fleet, skipSites.length > 0 ? { ...command, skipSites } : command, {
     ...io.probeDeps,
     memory,
     ...(io.askedAt !== undefined ? { origin: io.askedAt } : {}),
@@ -79,6 +92,11 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   else if (!loaded.value) io.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
   else {
     io.stdout.write(`${tty ? '\r\x1b[2K\n' : '\n'}${loaded.value.renderReport(report, { colour, sections: tty, all: command.all, scope: command })}\n`);
+  }
+  // A person's probe is kept beside the journal: `seat runbook start` journals it as what detected the incident.
+  if (io.askedAt !== undefined) {
+    const kept = saveLastProbe(journalPath(io.env, fleet.inventory, inventoryPath).path, report);
+    if (kept !== null && io.env.SEAT_DEBUG) io.stderr.write(`seat: the probe was not kept for runbook start: ${kept}\n`);
   }
   const unsaved = saveMemory(memPath, memory);
   if (unsaved !== null && io.env.SEAT_DEBUG) io.stderr.write(`seat: the probe's memory was not saved: ${unsaved}\n`);

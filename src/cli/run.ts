@@ -1,33 +1,19 @@
 // The terminal front end: argv → the shared command parser → the core → text. Every side effect
 // comes in through `io`, so tests drive it in-process.
+import { existsSync } from 'node:fs';
 import { Fleet } from '../inventory/fleet.ts';
 import { loadInventory, type LoadResult } from '../inventory/load.ts';
-import type { ReadOptions } from '../inventory/read.ts';
 import { helpFor, parseTokens, USAGE } from '../commands/parse.ts';
-import type { ProbeDeps } from '../commands/probe.ts';
+import { COMMANDS } from '../commands/table.ts';
+import { journalPath } from '../journal/location.ts';
+import type { CliIo, ExitCode } from './io.ts';
 import { describeFleet } from './check.ts';
 import { PACKAGE_NAME, readVersion } from './version.ts';
 
-export interface CliIo {
-  /** Text, or bytes already encoded (`seat probe --json` writes its report as bytes). */
-  stdout: { write(s: string | Uint8Array): unknown; isTTY?: boolean };
-  stderr: { write(s: string): unknown };
-  env: NodeJS.ProcessEnv;
-  probeDeps?: ProbeDeps;
-  /** How the inventory file is read (its size cap and timeout); tests shorten them. */
-  inventoryRead?: ReadOptions;
-  /** For `seat bot`: resolves when the bot should stop (default: SIGINT/SIGTERM). */
-  until?: Promise<void>;
-  /** Lines a person types (`seat walk`). */
-  stdin?: NodeJS.ReadableStream;
-  /** The clock the journal records by; tests inject one. */
-  now?: () => Date;
-  /** When this command was asked, on performance.now()'s clock: 0 for a one-shot `seat` (the process's
-   * start), the line's arrival in the console. `seat probe` counts its targets' timeout from it. */
-  askedAt?: number;
-}
+export type { CliIo, ExitCode } from './io.ts';
 
-export type ExitCode = 0 | 1 | 2 | 3;
+/** The commands that only read the journal: they run without an inventory when the journal's place is known without one. */
+const READS_JOURNAL: readonly string[] = ['journal', 'journal verify', 'export', 'incident list'];
 
 const NO_INVENTORY = 'no inventory: pass --inventory FILE or set SEAT_INVENTORY (the drill fleet is drills/fleet.yaml)';
 
@@ -37,7 +23,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   // Verbs and flags are checked before any inventory is read: a typo is told as a typo, and
   // help and --version answer on a machine with no inventory yet.
   const early = parseTokens(split.rest, null);
-  if (!early.ok) return usageError(io, early.error);
+  if (!early.ok) return usageError(io, early.error, split.rest);
   const command = early.command;
   switch (command.verb) {
     case 'help': {
@@ -52,7 +38,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     }
     case 'drill': {
       const { drillToTerminal } = await import('./drill.ts');
-      return drillToTerminal(command, io);
+      return drillToTerminal(command, io, runCli);
     }
     case 'diagnose':
       if (command.seat !== undefined) break; // docker logs over ssh: the inventory says how
@@ -70,7 +56,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       break;
   }
   const inventoryPath = split.inventory ?? io.env.SEAT_INVENTORY;
-  if (!inventoryPath) return usageError(io, NO_INVENTORY);
+  if (!inventoryPath) {
+    // Reading, verifying and exporting a journal need no fleet: SEAT_JOURNAL, else the state folder's.
+    if (!READS_JOURNAL.includes(command.verb)) return usageError(io, NO_INVENTORY, split.rest);
+    const where = journalPath(io.env);
+    if (!existsSync(where.path)) {
+      io.stderr.write(`seat: no journal at ${where.path} (${where.from === 'SEAT_JOURNAL' ? 'SEAT_JOURNAL' : 'the state folder'}): set SEAT_JOURNAL to the journal file, or pass --inventory FILE if the inventory names it\n`);
+      return 2;
+    }
+    if (command.verb === 'export') return (await import('./export.ts')).exportToTerminal(command, null, io, null);
+    const { incidentToTerminal } = await import('./incident.ts');
+    return incidentToTerminal(command as Parameters<typeof incidentToTerminal>[0], null, io, null);
+  }
   const loaded = await loadInventory(inventoryPath, io.inventoryRead);
   if (!loaded.ok) return badInventory(io, inventoryPath, loaded);
   for (const w of loaded.warnings) io.stderr.write(`seat: warning: ${w}\n`);
@@ -87,8 +84,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     case 'probe': {
       // Now the sites are known: the site argument is checked against them.
       const parsed = parseTokens(split.rest, fleet.siteNames);
-      if (!parsed.ok) return usageError(io, parsed.error);
-      if (parsed.command.verb !== 'probe') return usageError(io, `expected a probe command, got ${parsed.command.verb}`);
+      if (!parsed.ok) return usageError(io, parsed.error, split.rest);
+      if (parsed.command.verb !== 'probe') return usageError(io, `expected a probe command, got ${parsed.command.verb}`, split.rest);
       // Loaded only here: help, --version and check answer without the probes' code.
       const { probeToTerminal } = await import('./run-probe.ts');
       return probeToTerminal(parsed.command, fleet, io, inventoryPath);
@@ -101,10 +98,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       return (await import('./watch.ts')).watchToTerminal(command, fleet, io);
     case 'export':
       return (await import('./export.ts')).exportToTerminal(command, fleet, io, inventoryPath);
+    case 'walk':
+      return (await import('./walk.ts')).walkToTerminal(command, fleet, io, inventoryPath);
     default: {
       // Now the sites are known: a site argument is checked against them.
       const parsed = parseTokens(split.rest, fleet.siteNames);
-      if (!parsed.ok) return usageError(io, parsed.error);
+      if (!parsed.ok) return usageError(io, parsed.error, split.rest);
       const { incidentToTerminal } = await import('./incident.ts');
       return incidentToTerminal(parsed.command as Parameters<typeof incidentToTerminal>[0], fleet, io, inventoryPath);
     }
@@ -116,9 +115,18 @@ function badInventory(io: CliIo, path: string, loaded: Extract<LoadResult, { ok:
   return 2;
 }
 
-function usageError(io: CliIo, message: string): 2 {
-  io.stderr.write(`seat: ${message}\n${USAGE}\n`);
+/** The message, then the usage of the command the words name (`step done`, `journal`); all of them only for an unknown command. */
+function usageError(io: CliIo, message: string, words: readonly string[] = []): 2 {
+  io.stderr.write(`seat: ${message}\n${commandUsage(words) ?? USAGE}\n`);
   return 2;
+}
+
+function commandUsage(words: readonly string[]): string | undefined {
+  for (const n of [2, 1]) {
+    const topic = words.slice(0, n).join(' ');
+    if (words.length >= n && COMMANDS.some((s) => (s.words as readonly string[]).includes(topic))) return helpFor(topic);
+  }
+  return undefined;
 }
 
 type Split = { ok: true; inventory: string | undefined; rest: string[] } | { ok: false; error: string };

@@ -2,7 +2,7 @@
 import { RUNBOOKS } from '../diagnose/runbooks.ts';
 import { clean, cut, firstSentence } from '../probes/edge/text.ts';
 import { checkRunbooks, loadRunbooks } from '../runbooks/load.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
 export async function runbooksToTerminal(verb: 'runbook list' | 'runbook check', io: CliIo): Promise<ExitCode> {
   if (verb === 'runbook check') {

@@ -2,17 +2,24 @@
 // service and journal as Slack: every answer is a decision recorded (or refused) the moment it is
 // given. Lines are read from stdin, so a script or a pseudo-terminal drives it as a person would.
 import { createInterface } from 'node:readline';
-import { actorName, IncidentService } from '../incident/service.ts';
+import { actorName, detectingReport, IncidentService } from '../incident/service.ts';
 import { currentStep } from '../incident/engine.ts';
 import type { Evidence, StepInput, StepSpec } from '../incident/types.ts';
 import { clean } from '../probes/edge/text.ts';
-import { evidenceAsk, localActor, measureFile, powerLogFacts, printSteps, refusalLines } from './incident.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { WalkCommand } from '../commands/table.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import { evidenceAsk, localActor, measureFile, powerLogFacts, printSteps, refusalLines, withService } from './incident.ts';
+import type { CliIo, ExitCode } from './io.ts';
 import { NUMERIC_INPUTS, STEP_INPUTS } from '../incident/inputs.ts';
 
 const BODY_LINES = 24;
 
 
+
+/** `seat walk [N]`: the journal opened for the walk and closed after it. */
+export async function walkToTerminal(cmd: WalkCommand, fleet: Fleet, io: CliIo, inventoryPath: string): Promise<ExitCode> {
+  return withService(fleet, io, inventoryPath, (service) => walk(service, cmd.incident, io));
+}
 
 export async function walk(service: IncidentService, id: number | undefined, io: CliIo): Promise<ExitCode> {
   const say = (s: string): void => void io.stdout.write(`${s}\n`);
@@ -97,15 +104,18 @@ export async function walk(service: IncidentService, id: number | undefined, io:
       if (evidence === null) return 0;
       const input = await askInput(cur.spec, ask, say);
       if (input === null) return 0;
-      if (cur.spec.kind === 'probe') say(`probing ${view.incident.site}…`);
+      if (cur.spec.kind === 'probe' && !detectingReport(view, input.site ?? view.incident.site, (io.now ?? (() => new Date()))())) say(`probing ${view.incident.site}…`);
       const r = await service.decide({ incident: view.incident.id, step: cur.spec.id, decision: 'done', actor, ...(evidence ? { evidence } : {}), input });
       if (r.ok) {
         say(`recorded: ${cur.spec.id} done by ${actorName(actor)} at ${r.event.happenedAt} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})`);
         const v = r.event.payload.verdict as { status?: string; runbook?: string | null } | undefined;
-        if (v) say(`probe: ${v.status ?? '?'}${v.runbook ? `, proposes ${v.runbook}` : ''} (report stored as event ${String(r.event.payload.report)})`);
+        const from = r.event.payload.detected === true ? `the probe that detected the incident, event ${String(r.event.payload.report)}: not polled again` : `report stored as event ${String(r.event.payload.report)}`;
+        if (v) say(`probe: ${v.status ?? '?'}${v.runbook ? `, proposes ${v.runbook}` : ''} (${from})`);
       } else if (r.kind === 'refused') {
         for (const l of refusalLines(r.refusals, cur.spec.id, view.incident.id)) say(l);
         say(`the refusal is recorded (event ${r.event.seq}); [o]verride request, [s]kip, or do what it says and try again`);
+      } else if (r.kind === 'answered-no') {
+        say(`recorded: ${cur.spec.id} answered no (event ${r.event.seq}); the step stays open: [d]one once the answer is yes, or [s]kip`);
       } else if (r.kind === 'conflict') {
         say(`already decided by ${actorName(r.by)} at ${r.at}`);
       } else {

@@ -10,7 +10,7 @@ import { gpuSampler, type Sampler } from '../watch/sample.ts';
 import { fallbackLine, sampleLine, sizingLines, startLine, statsLines } from '../watch/render.ts';
 import { watchGpus, type SizingRequest } from '../watch/watch.ts';
 import { plannedSamples } from '../watch/window.ts';
-import type { CliIo, ExitCode } from './run.ts';
+import type { CliIo, ExitCode } from './io.ts';
 
 export interface WatchDeps {
   now?: () => number;

@@ -20,6 +20,8 @@ export interface ProbeRequest {
   only: ProbeGroup[];
   timeoutMs: number | null;
   paid: boolean;
+  /** Sites `all` leaves out (held dark by an open incident: no-poll-dark-site). */
+  skipSites?: readonly string[];
 }
 
 /** What a drill report says of its figures, in every front end. */
@@ -104,7 +106,7 @@ export interface ProbePlan {
 
 export function planProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps = {}): ProbePlan {
   const settings = fleet.inventory.settings;
-  const sites = req.site === 'all' ? fleet.siteNames : [req.site];
+  const sites = req.site === 'all' ? fleet.siteNames.filter((s) => !req.skipSites?.includes(s)) : [req.site];
   const timeoutMs = req.timeoutMs ?? settings.probeTimeoutMs;
   const monotonic = deps.monotonic ?? (() => performance.now());
   const startupMs = deps.origin === undefined ? 0 : Math.max(0, Math.round(monotonic() - deps.origin));

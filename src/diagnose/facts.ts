@@ -74,7 +74,14 @@ export interface GpuFacts {
   measured: number;
   underFloor: { host: string; index: number; site: string | null; freeMiB: number; floorMiB: number }[];
   unknown: { host: string; index: number; reason: Reason | null }[];
+  /** A budget declared, no process on a card with memory figures, and the seat did not answer when probed. */
   enginesNotRunning: { seat: string; host: string; index: number; site: string | null }[];
+  /** A budget declared, no process on its card, yet the seat answered: it runs, on another GPU than declared. */
+  answeringElsewhere: { seat: string; host: string; index: number; site: string | null }[];
+  /** Cards whose memory was not reported (`[N/A]`) with seats on them: nothing is concluded from their process list. */
+  noFigures: { host: string; index: number; site: string | null; seats: string[] }[];
+  /** Seats down whose declared budget exceeds the measured free memory of their card: they cannot boot there now. */
+  noRoom: { seat: string; host: string; index: number; site: string | null; declaredMiB: number; freeMiB: number }[];
 }
 
 export interface UpsFacts {
@@ -156,13 +163,14 @@ export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = f
         break;
     }
   }
+  const seatsSeen = seatFacts(fleet, seats);
   return {
     sites: siteFacts(fleet, sited, scope),
     aliases: aliasFacts(fleet, aliases),
     gateway: gatewayFacts(fleet, gateway, aliases),
-    seats: seatFacts(fleet, seats),
+    seats: seatsSeen,
     fallback: fallbacks(fleet, aliases),
-    gpus: gpuFacts(fleet, cards, engines),
+    gpus: gpuFacts(fleet, cards, engines, seatsSeen),
     ups: upsFacts(ups),
     containers: containerFacts(fleet, containers),
     counts,
@@ -279,20 +287,38 @@ function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
   return out;
 }
 
-function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[]): GpuFacts {
-  const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [] };
+function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: SeatFacts): GpuFacts {
+  const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [], answeringElsewhere: [], noFigures: [], noRoom: [] };
+  const answered = new Set(seats.answered.map((s) => `${s.seat}@${s.host}`));
+  const down = new Set(seats.down.map((s) => `${s.seat}@${s.host}`));
+  /** Cards by host and index: the figures an engine finding is read against. */
+  const free = new Map<string, number | null>();
   for (const f of cards) {
     const g = f.data.kind === 'gpu' ? f.data.gpu : null;
+    const site = g ? (fleet.hosts.get(g.host)?.site ?? null) : null;
+    if (g) free.set(`${g.host}#${g.index}`, g.freeMiB);
     if (g && g.freeMiB !== null) {
       facts.measured += 1;
-      if (g.freeMiB < g.floorMiB) facts.underFloor.push({ host: g.host, index: g.index, site: fleet.hosts.get(g.host)?.site ?? null, freeMiB: g.freeMiB, floorMiB: g.floorMiB });
+      if (g.freeMiB < g.floorMiB) facts.underFloor.push({ host: g.host, index: g.index, site, freeMiB: g.freeMiB, floorMiB: g.floorMiB });
+      for (const s of g.seats) {
+        if (s.declaredMiB !== null && s.declaredMiB > g.freeMiB && down.has(`${s.seat}@${g.host}`)) {
+          facts.noRoom.push({ seat: s.seat, host: g.host, index: g.index, site, declaredMiB: s.declaredMiB, freeMiB: g.freeMiB });
+        }
+      }
     }
+    if (g && g.freeMiB === null && g.seats.length > 0) facts.noFigures.push({ host: g.host, index: g.index, site, seats: g.seats.map((s) => s.seat) });
     if (f.status === 'unknown' || (f.status === 'down' && (!g || g.freeMiB === null))) {
       facts.unknown.push({ host: g?.host ?? f.host ?? '?', index: g?.index ?? -1, reason: f.reason ?? null });
     }
   }
   for (const f of engines) {
-    if (f.data.kind === 'gpu-seat') facts.enginesNotRunning.push({ seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null });
+    if (f.data.kind !== 'gpu-seat') continue;
+    const e = { seat: f.data.seat, host: f.data.host, index: f.data.index, site: fleet.hosts.get(f.data.host)?.site ?? null };
+    // No memory figures on the card: its empty process list says nothing of the engine.
+    const card = free.get(`${e.host}#${e.index}`);
+    if (card === null) continue;
+    if (answered.has(`${e.seat}@${e.host}`)) facts.answeringElsewhere.push(e);
+    else facts.enginesNotRunning.push(e);
   }
   return facts;
 }

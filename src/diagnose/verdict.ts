@@ -1,8 +1,8 @@
 // Turns facts into a verdict a tired person can act on. The rules decide (rules/); the words are
 // drawn from the facts last, the probed site's own faults first. Pure: the same facts, the same words.
 import type { Summary } from './facts.ts';
-import { propose, type Proposal } from './rules/index.ts';
-import type { RunbookId } from './runbooks.ts';
+import { proposals, type Proposal } from './rules/index.ts';
+import type { ProposedRunbook } from './runbooks.ts';
 import { ownLines, conclusionLine, elsewhereLines, fleetLines } from './words.ts';
 
 export { summarize, type Summary } from './facts.ts';
@@ -11,19 +11,26 @@ export interface Verdict {
   status: 'ok' | 'degraded' | 'down';
   headline: string;
   lines: string[];
-  runbook: RunbookId | null;
-  /** Which rule decided, and the sites it is about. */
+  runbook: ProposedRunbook | null;
+  /** Which rule decided, and the sites it is about: the probed ones only. */
   proposal: Proposal | null;
+  /** Other sites' faults a rule matched, one per site: each its own command, never the next step here. */
+  elsewhere: Proposal[];
 }
 
 export function decide(sites: string[], facts: Summary): Verdict {
-  const proposal = propose(facts);
+  const { proposal, elsewhere } = proposals(facts);
   const lines: string[] = [];
   const conclusion = proposal ? conclusionLine(proposal, facts) : null;
   if (conclusion) lines.push(conclusion);
   lines.push(...ownLines(sites, facts), ...fleetLines(facts), ...elsewhereLines(sites, facts));
 
-  const { up, down, degraded, unknown } = facts.counts;
+  // A seat that answers is not down because no process was seen on its declared card: that reading
+  // is a question (which GPU it really uses), counted as degraded.
+  const reread = facts.gpus.answeringElsewhere.length;
+  const { up, unknown } = facts.counts;
+  const down = facts.counts.down - reread;
+  const degraded = facts.counts.degraded + reread;
   const total = up + down + degraded + unknown;
   // Not measured is not up: an unknown finding never reads as OK.
   const status: Verdict['status'] = down > 0 ? 'down' : degraded + unknown > 0 || total === 0 ? 'degraded' : 'ok';
@@ -38,6 +45,6 @@ export function decide(sites: string[], facts: Summary): Verdict {
           : `${unknown} of ${total} checks not measured`);
   // What to do next is the front ends' `next:` line, drawn from `runbook`: not repeated here.
   const runbook = proposal?.runbook ?? null;
-  return { status, headline, lines, runbook, proposal };
+  return { status, headline, lines, runbook, proposal, elsewhere };
 }
 

@@ -62,6 +62,17 @@ export function ownLines(scope: string[], f: Summary): string[] {
   for (const e of f.gpus.enginesNotRunning.filter((x) => x.site === null || scope.includes(x.site))) {
     lines.push(`${e.seat} on ${e.host} GPU${e.index}: a budget is declared but no process holds memory there — its engine is not running`);
   }
+  for (const e of f.gpus.answeringElsewhere.filter((x) => x.site === null || scope.includes(x.site))) {
+    lines.push(`${e.seat} answers but no process holds memory on GPU${e.index}: check which GPU it really uses (CUDA_VISIBLE_DEVICES, the inventory's index)`);
+  }
+  for (const g of f.gpus.noFigures.filter((x) => x.site === null || scope.includes(x.site))) {
+    lines.push(
+      `${g.host} GPU${g.index}: memory not reported, so its process list says nothing of ${g.seats.join(', ')} — unknown; a seat there that accepts and never answers may be a wedged engine: nvidia-smi -q, Xid in dmesg, the container's logs`,
+    );
+  }
+  for (const r of f.gpus.noRoom.filter((x) => x.site === null || scope.includes(x.site))) {
+    lines.push(`${r.seat} is down and its declared ${fmtInt(r.declaredMiB)} MiB cannot fit the ${fmtInt(r.freeMiB)} MiB free on ${r.host} GPU${r.index}: it cannot boot there now (its log says why)`);
+  }
   for (const c of f.containers.restarting.filter((x) => x.site === null || scope.includes(x.site))) {
     lines.push(`${c.container}@${c.host} (seat ${c.seat}): ${c.restartCount === null ? 'being restarted' : `RestartCount ${fmtInt(c.restartCount)}`} — it keeps crashing and being restarted`);
   }

@@ -9,10 +9,11 @@ import { noSurgeOutlets } from './no-surge-outlets.ts';
 import { powerLogFirst } from './power-log-first.ts';
 import { reachableNotHealthy } from './reachable-not-healthy.ts';
 import { recreateNotRestart } from './recreate-not-restart.ts';
+import { siteAnswersFirst } from './site-answers-first.ts';
 
 // The registry: a guardrail is its file here and its line in this list. The ids a runbook step may
 // name (runbooks/schema.ts) are read from it, never listed again.
-const ALL = [powerLogFirst, noSilentPaidRepoint, noPollDarkSite, measuredMargin, reachableNotHealthy, noSurgeOutlets, backupBeforeEdit, recreateNotRestart] as const;
+const ALL = [powerLogFirst, noSilentPaidRepoint, noPollDarkSite, measuredMargin, reachableNotHealthy, noSurgeOutlets, backupBeforeEdit, recreateNotRestart, siteAnswersFirst] as const;
 
 type IdsOf<T extends readonly Guardrail[]> = { -readonly [K in keyof T]: T[K] extends Guardrail<infer Id> ? Id : never };
 

@@ -1,5 +1,6 @@
 // Seed 002: a site dark at every address, BMC included, is not polled: an overload-tripped UPS needs a human to reset it.
-import type { Guardrail } from '../incident/types.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import type { Guardrail, JournalEvent } from '../incident/types.ts';
 import { acts, evidenceIn, incidentEvents, isoSecond, reportsIn, siteIn, type SiteLook } from './facts.ts';
 
 /** How long after a dark report a re-probe of the site is refused. */
@@ -13,23 +14,11 @@ export const noPollDarkSite: Guardrail<'no-poll-dark-site'> = {
   applies: (step, input) => (acts(step, input, 'probe') || step.kind === 'probe') && !(step.probe?.only && step.probe.only.every((g) => g === 'aliases')),
   check(ctx) {
     const site = ctx.input.site ?? ctx.incident.site;
-    const events = incidentEvents(ctx);
-    // The last report that measured the site's own addresses decides; one of aliases only says nothing of them.
-    let last: { seq: number; look: SiteLook } | undefined;
-    for (const r of reportsIn(events)) {
-      const look = siteIn(r.findings, site);
-      if (look.addresses.length > 0) last = { seq: r.seq, look };
-    }
-    if (!last?.look.dark) return { ok: true };
-    // A site with a BMC is dark only when the BMC was measured and did not answer either.
-    const hasBmc = Object.keys(ctx.fleet.site(site)?.bmc ?? {}).length > 0;
-    if (hasBmc && !last.look.bmcDark) return { ok: true };
-    const after = last.seq;
-    const reset = evidenceIn(events, 'ups-reset').some((e) => e.seq > after && e.evidence.kind === 'yesno' && e.evidence.answer === true);
-    if (reset) return { ok: true };
-    const until = last.look.at + DARK_SITE_QUIET_MS;
+    const hold = darkHold(incidentEvents(ctx), site, ctx.fleet, ctx.now);
+    if (!hold) return { ok: true };
+    const { hasBmc, at: lastAt, until } = hold;
+    const last = { look: { at: lastAt } };
     const now = ctx.now.getTime();
-    if (!(now < until)) return { ok: true };
     const minutes = Math.max(0, Math.floor((now - last.look.at) / 60_000));
     return {
       ok: false,
@@ -40,3 +29,38 @@ export const noPollDarkSite: Guardrail<'no-poll-dark-site'> = {
     };
   },
 };
+
+/** A site held dark by one incident's journal: the report that found every address dark, and until when. */
+export interface DarkHold {
+  /** The probe.report event that found the site dark. */
+  seq: number;
+  /** When its addresses went unanswered (ms since the epoch). */
+  at: number;
+  /** When re-probing is allowed again without a reset (ms since the epoch). */
+  until: number;
+  hasBmc: boolean;
+}
+
+/**
+ * Whether one incident's events hold the site dark now: the last report that measured the site's own
+ * addresses found none answering (its BMC too, where it has one), no person has said the UPS is reset
+ * since, and the quiet window has not passed. Facts only: findings' subjects, statuses, reasons, times.
+ */
+export function darkHold(events: readonly JournalEvent[], site: string, fleet: Pick<Fleet, 'site'>, now: Date): DarkHold | null {
+  // The last report that measured the site's own addresses decides; one of aliases only says nothing of them.
+  let last: { seq: number; look: SiteLook } | undefined;
+  for (const r of reportsIn(events)) {
+    const look = siteIn(r.findings, site);
+    if (look.addresses.length > 0) last = { seq: r.seq, look };
+  }
+  if (!last?.look.dark) return null;
+  // A site with a BMC is dark only when the BMC was measured and did not answer either.
+  const hasBmc = Object.keys(fleet.site(site)?.bmc ?? {}).length > 0;
+  if (hasBmc && !last.look.bmcDark) return null;
+  const after = last.seq;
+  const reset = evidenceIn(events, 'ups-reset').some((e) => e.seq > after && e.evidence.kind === 'yesno' && e.evidence.answer === true);
+  if (reset) return null;
+  const until = last.look.at + DARK_SITE_QUIET_MS;
+  if (!(now.getTime() < until)) return null;
+  return { seq: last.seq, at: last.look.at, until, hasBmc };
+}

@@ -38,7 +38,9 @@ export type DecideResult =
   | { ok: true; event: JournalEvent; duplicate: boolean; view: IncidentView }
   | { ok: false; kind: 'conflict'; by: Actor; at: string; what: string }
   | { ok: false; kind: 'refused'; refusals: Refusal[]; event: JournalEvent; view: IncidentView }
-  | { ok: false; kind: 'invalid'; message: string };
+  | { ok: false; kind: 'invalid'; message: string }
+  /** A probe step's question answered "no" (nobody has reset the UPS yet): the answer is recorded, the step stays open. */
+  | { ok: false; kind: 'answered-no'; event: JournalEvent; duplicate: boolean; question: string; view: IncidentView };
 
 export interface Decision {
   incident: number;
@@ -181,9 +183,21 @@ export class IncidentService {
     const input: StepInput = { ...(spec.action ? { action: spec.action } : {}), ...(d.input ?? {}) };
     if (input.action === 'probe' && input.site === undefined) input.site = view.incident.site;
 
+    // An honest "no" to a probe step's question is recorded as that answer; the step waits for a yes.
+    if (spec.kind === 'probe' && spec.evidence?.kind === 'yesno' && d.evidence?.kind === 'yesno' && !d.evidence.answer) {
+      const r = this.deps.store.append({ ...base, kind: 'evidence', payload: { evidence: d.evidence } });
+      if (!r.ok) return { ok: false, kind: 'invalid', message: 'the journal refused the answer' };
+      return { ok: false, kind: 'answered-no', event: r.event, duplicate: r.duplicate, question: spec.evidence.question, view: this.view(d.incident)! };
+    }
+    const now = this.deps.now();
+    // The probe that detected the incident measured this site moments ago: the first probe step takes
+    // it as its report rather than polling the site again (a dark site is not re-polled).
+    if (spec.kind === 'probe' && d.evidence === undefined) {
+      const seen = detectingReport(view, input.site ?? view.incident.site, now);
+      if (seen) return this.record({ ...base, kind: 'step.done', payload: { input, report: seen.seq, detected: true, verdict: seen.verdict } }, expect);
+    }
     const refusals: Refusal[] = [];
     let override: number | undefined;
-    const now = this.deps.now();
     for (const { guardrail, verdict } of checkStep({ incident: view.incident, events: view.events, step: spec, input, findings: view.findings, fleet: this.deps.fleet, now })) {
       const granted = guardrail.override ? approvedOverride(view, guardrail.id, d.step, input, d.actor, now) : undefined;
       if (granted !== undefined) {
@@ -312,6 +326,26 @@ export class IncidentService {
     const r = this.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, ...(step ? { step } : {}), payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
     return r.ok ? r.event : undefined;
   }
+}
+
+/** The probe can stand for the first probe step for this long after it finished (no-poll-dark-site's window). */
+export const DETECTED_FRESH_MS = 15 * 60 * 1000;
+
+/**
+ * The report that detected the incident (journalled by Start runbook or `seat runbook start` with no
+ * step of its own), of `site`, at most DETECTED_FRESH_MS old, and not yet any step's report.
+ */
+export function detectingReport(view: IncidentView, site: string, now: Date): { seq: number; verdict: { status: unknown; runbook: unknown } } | null {
+  const used = new Set(view.events.filter((e) => e.kind === 'step.done' && typeof e.payload.report === 'number').map((e) => e.payload.report as number));
+  for (const e of view.events) {
+    if (e.kind !== 'probe.report' || e.step || used.has(e.seq)) continue;
+    const report = e.payload.report as { site?: unknown; verdict?: { status?: unknown; runbook?: unknown } } | undefined;
+    if (!report || report.site !== site) continue;
+    const age = now.getTime() - Date.parse(e.happenedAt);
+    if (!(age >= 0 && age <= DETECTED_FRESH_MS)) continue;
+    return { seq: e.seq, verdict: { status: report.verdict?.status ?? null, runbook: report.verdict?.runbook ?? null } };
+  }
+  return null;
 }
 
 export function actorName(a: Actor): string {

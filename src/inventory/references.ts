@@ -1,6 +1,7 @@
 // Rules across the parts of a schema-valid inventory: every reference points at something that
 // exists. Lookups go through Maps, so a seat named "constructor" is found only if it is there.
 import type { Inventory } from './schema.ts';
+import { cardBudgetText, sharedCards } from './shared-cards.ts';
 
 const known = (names: Iterable<string>): string => [...names].join(', ') || 'none';
 
@@ -46,6 +47,9 @@ export function warnings(inv: Inventory): string[] {
     if (seat.gpuMemoryUtilization !== undefined && seat.kvCacheMemoryBytes !== undefined) {
       out.push(`seats.${seatName}: kvCacheMemoryBytes makes vLLM skip profiling and ignore gpuMemoryUtilization; the bytes are used as the budget`);
     }
+  }
+  for (const c of sharedCards(inv)) {
+    if (c.over) out.push(`${c.host} GPU${c.index}: the seats sharing it declare more than the whole card (${cardBudgetText(c)}): they cannot all start`);
   }
   return out;
 }

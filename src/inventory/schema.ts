@@ -1,15 +1,26 @@
 // The fleet inventory: one YAML file, validated here. Secrets never sit in it: a gateway key is
 // named by the environment variable that holds it.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** The rule every name of the inventory follows; the loader quotes it when a name breaks it. */
 export const NAME_RULE = 'lower-case letters, digits, ".", "_" or "-", starting with a letter or digit, at most 63 characters';
 const name = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, `expected a name of ${NAME_RULE}`);
 
+/**
+ * An IPv4 dotted quad (each part 0-255), an IPv6 literal (node:net's isIP), or a host name of RFC 1123
+ * labels (1-63 letters, digits and "-", not starting or ending with "-"; at most 253 in all). All digits
+ * and dots is an IPv4 or nothing: 999.999.999.999 is refused, not looked up as a name.
+ */
+export function isAddress(v: string): boolean {
+  if (isIP(v) !== 0) return true;
+  if (/^[0-9.]+$/.test(v)) return false;
+  if (v.length > 253 || v.includes(':')) return false;
+  return v.split('.').every((label) => /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
+}
+
 /** An IPv4/IPv6 literal or a host name; no spaces, no shell metacharacters. */
-export const address = z
-  .string()
-  .regex(/^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]+|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/, 'expected an IP address or host name');
+export const address = z.string().refine(isAddress, 'expected an IP address or host name');
 
 export const port = z
   .number({ error: (iss) => `expected a number 1-65535, got ${JSON.stringify(iss.input)}` })
@@ -37,7 +48,12 @@ const envVarName = z.string().regex(/^[A-Z_][A-Z0-9_]{0,127}$/, {
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
   .check((ctx) => {
+    // zod runs this check even when its own URL check failed (http://999.999.999.999): that is told once, not thrown.
+    if (!URL.canParse(ctx.value)) return;
     const u = new URL(ctx.value);
+    // WHATWG URL takes 999.999.999.999 as a host name; a probe would fail on it. Brackets off an IPv6.
+    const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (!isAddress(host)) ctx.issues.push({ code: 'custom', input: ctx.value, message: `has a host that is not an IP address or host name (${host})` });
     // The keys come from the environment; a password here would be printed by every report and `seat check`.
     if (u.username || u.password) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'has a user or password in it (user:pass@): take it out; the gateway keys come from environment variables' });
     if (u.search || u.hash) ctx.issues.push({ code: 'custom', input: ctx.value, message: 'has a query or fragment in it: a base URL is scheme, host, port and path only' });
@@ -84,6 +100,13 @@ export const SeatSchema = z
     port,
     /** Not read yet (the container probe comes later): optional until then. */
     container: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'expected a container name').optional(),
+    /** How the seat is run: a docker container (`container`), or a systemd unit (NixOS) read with `systemctl show`. */
+    runtime: z.enum(['docker', 'systemd']).default('docker'),
+    /** A systemd seat's unit; absent: `<seat name>.service`. */
+    unit: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,254}$/, 'expected a systemd unit name like vllm-chat.service')
+      .optional(),
     engine: z.enum(['vllm', 'other']).default('vllm'),
     /** vLLM's --gpu-memory-utilization: a fraction of the card's total memory. */
     gpuMemoryUtilization: z.number().gt(0).lte(1).optional(),
@@ -92,6 +115,15 @@ export const SeatSchema = z
     maxModelLen: z.number().int().positive().optional(),
     /** Substring of nvidia-smi's process_name that identifies this seat's process on a shared card. */
     process: z.string().optional(),
+  })
+  .check((ctx) => {
+    const s = ctx.value;
+    if (s.runtime === 'systemd' && s.container !== undefined) {
+      ctx.issues.push({ code: 'custom', input: s.container, message: 'a systemd seat has no container: name its unit instead (unit: NAME.service), or say runtime: docker', path: ['container'] });
+    }
+    if (s.runtime === 'docker' && s.unit !== undefined) {
+      ctx.issues.push({ code: 'custom', input: s.unit, message: 'a unit is read only for runtime: systemd: add runtime: systemd, or name the container instead', path: ['unit'] });
+    }
   });
 
 export const BackendSchema = z.strictObject({

@@ -141,7 +141,8 @@ function phases(c: Ctx): string {
     p.resolved ? ['RESOLVED', utc(p.resolved.at), tplus(c, p.resolved.at), `incident closed (#${p.resolved.seq})${c.view.incident.closedBy ? ` by ${who(c.view.incident.closedBy)}` : ''}`] : ['RESOLVED', '', '', 'still open'],
   ];
   const t = c.facts.times;
-  const span = (s: number | null, what: string): string => (s === null ? '—' : s < 0 ? `${duration(s)} (${what})` : duration(s));
+  // A span that would run backwards was not measured: never a negative time (the impact's start is unknown).
+  const span = (s: number | null, what: string): string => (s === null ? '—' : s < 0 ? `not measured (${what})` : duration(s));
   const times = [
     ['Time to detect (impact begins → declared)', span(t.detect, 'declared before any probe measured the impact')],
     ['Time to mitigate (impact begins → mitigated)', span(t.mitigate, '')],

@@ -77,6 +77,7 @@ export type Reason =
   | 'starting' // its healthcheck has not passed yet
   | 'not_published' // running (healthy) inside, but no host port is bound to the seat's port: PORTS=[]
   | 'not_answering' // the seat's port is bound, but nothing answers it from here
+  | 'no_unit' // systemd on the host has no unit of that name (a systemd seat)
   // power and out-of-band
   | 'on_battery'
   | 'low_battery'
@@ -139,6 +140,8 @@ export type FindingData =
   | { kind: 'gpu-seat'; seat: string; host: string; index: number; declaredMiB: number | null }
   | { kind: 'ups'; ups: UpsReading }
   | { kind: 'container'; container: ContainerState }
+  /** A systemd seat's unit, as `systemctl show` on its host reports it. */
+  | { kind: 'unit'; unit: UnitState }
   /** Only when a probe crashed before it could say anything of its target. */
   | { kind: 'none' }
   | { kind: 'oob'; ping: 'ok' | 'failed' | 'skipped' | 'not_run'; tcp: { port: number; ok: boolean; error?: string }[] };
@@ -230,6 +233,24 @@ export interface ContainerState {
   /** A binding whose host port is the seat's port. */
   published: boolean;
   /** TCP connect to the seat's address and port from here; null when not tried. */
+  answering: boolean | null;
+}
+
+/** What systemd on a seat's host says of its unit (`runtime: systemd`), and whether the seat's port answers from here. */
+export interface UnitState {
+  host: string;
+  seat: string;
+  unit: string;
+  port: number;
+  /** systemctl's LoadState (`loaded`, `not-found`, ...); null when not read. */
+  loadState: string | null;
+  /** ActiveState: `active`, `activating`, `failed`, `inactive`, ...; null when not read. */
+  activeState: string | null;
+  subState: string | null;
+  /** NRestarts: how often systemd restarted it. */
+  restarts: number | null;
+  /** ExecMainStartTimestamp as systemd writes it. */
+  startedAt: string | null;
   answering: boolean | null;
 }
 

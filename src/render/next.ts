@@ -1,14 +1,16 @@
 // "What to run next": the proposed runbook, or probe again, or nothing. Decided from the verdict's
 // facts (its status and runbook id), never from its words.
 import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
-import { RUNBOOKS, type RunbookId } from '../diagnose/runbooks.ts';
+import { runbookWhy, type ProposedRunbook } from '../diagnose/runbooks.ts';
 import { PROBE_GROUPS } from '../probes/types.ts';
 
-export type NextStep = { kind: 'runbook'; runbook: RunbookId; why: string } | { kind: 'reprobe' } | { kind: 'nothing' };
+/** `site`: the one site the proposal is about, when it names one; `logsOf`: seats whose log to read with it. */
+export type NextStep = { kind: 'runbook'; runbook: ProposedRunbook; why: string; site: string | null; logsOf: string[] } | { kind: 'reprobe' } | { kind: 'nothing' };
 
 export function nextStep(report: ProbeReport): NextStep {
   const id = report.verdict.runbook;
-  if (id) return { kind: 'runbook', runbook: id, why: RUNBOOKS[id] };
+  const p = report.verdict.proposal;
+  if (id) return { kind: 'runbook', runbook: id, why: runbookWhy(id), site: p?.sites.length === 1 ? p.sites[0]! : null, logsOf: p?.logsOf ?? [] };
   return report.verdict.status === 'ok' ? { kind: 'nothing' } : { kind: 'reprobe' };
 }
 
@@ -32,8 +34,10 @@ export function startCommand(program: string, runbook: string, site: string): st
 /** The step in words, with `again` as the way to probe again and `start` as the way to start a runbook. */
 export function nextText(step: NextStep, again: string, start?: string): string {
   switch (step.kind) {
-    case 'runbook':
-      return start ? `${start} — ${step.why}` : `start runbook ${step.runbook} — ${step.why}`;
+    case 'runbook': {
+      const logs = step.logsOf.length > 0 ? `; its log: ${step.logsOf.map((s) => `${start ? start.split(' ')[0] : 'seat'} diagnose --seat ${s}`).join(', ')}` : '';
+      return `${start ? start : `start runbook ${step.runbook}`} — ${step.why}${logs}`;
+    }
     case 'reprobe':
       return `no runbook fits: deal with the rows not up, then probe again (${again})`;
     case 'nothing':

@@ -4,6 +4,7 @@
 import { format } from 'date-fns/format';
 import { DRILL_SOURCE, waitAfterStartup, type ProbeReport } from '../commands/probe.ts';
 import { fmtInt } from '../probes/edge/text.ts';
+import { runbookWhy } from '../diagnose/runbooks.ts';
 import { PLAIN, type Paint } from './marks.ts';
 import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
 import { barLine, findingLine } from './rows.ts';
@@ -43,7 +44,11 @@ export function reportText(report: ProbeReport, o: ReportTextOptions = {}): stri
   const program = o.program ?? 'seat';
   const again = probeCommand(program, report.site, o.scope);
   const next = nextStep(report);
-  const start = next.kind === 'runbook' ? startCommand(program, next.runbook, report.site) : undefined;
+  const start = next.kind === 'runbook' ? startCommand(program, next.runbook, next.site ?? report.site) : undefined;
+  // Another site's fault: one line with its own command, never the probed site's next step.
+  for (const p of report.verdict.elsewhere ?? []) {
+    if (p.runbook && p.sites[0]) out.push(`elsewhere: ${startCommand(program, p.runbook, p.sites[0])} — ${runbookWhy(p.runbook)} (site ${p.sites[0]})`);
+  }
   out.push(`next:    ${nextText(next, again, start)}`);
   out.push(`details: ${detailsText(report, program, o.scope, withSections ? foldedCount(views) : 0, withSections)}`);
   return out.join('\n');

@@ -78,8 +78,27 @@ export function foldedCount(views: SectionView[]): number {
 
 /** What the run looked at: "30 aliases, 2 gateway keys, 6 seats, 4 GPUs, 1 UPS, 6 addresses". */
 export function tally(findings: Finding[]): string {
-  const counts = new Map<Subject['kind'], number>();
-  for (const f of findings) counts.set(f.subject.kind, (counts.get(f.subject.kind) ?? 0) + 1);
+  // Distinct subjects, not rows: a seat has its /health row and, on its card, its engine's row.
+  const seen = new Map<Subject['kind'], Set<string>>();
+  for (const f of findings) {
+    const set = seen.get(f.subject.kind) ?? new Set<string>();
+    set.add(subjectKey(f.subject));
+    seen.set(f.subject.kind, set);
+  }
+  const counts = new Map([...seen].map(([k, set]) => [k, set.size] as const));
   const order = Object.keys(NOUN) as Subject['kind'][];
   return order.flatMap((k) => (counts.has(k) ? [counted(counts.get(k)!, k)] : [])).join(', ');
+}
+
+/** One thing measured, whatever rows it has: `inInventory` and a GPU's uuid are facts about it, not names. */
+function subjectKey(s: Subject): string {
+  switch (s.kind) {
+    case 'gpu':
+      return `${s.host}\u0000${s.index}`;
+    case 'alias':
+    case 'seat':
+      return s.name;
+    default:
+      return JSON.stringify(s);
+  }
 }

@@ -3,7 +3,8 @@
 import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
-import { runProbe, type ProbeDeps } from '../commands/probe.ts';
+import { runProbe, type ProbeDeps, type ProbeReport } from '../commands/probe.ts';
+import { observeReports } from '../ops/observe.ts';
 import { createProbeThread, type ProbeHostKind } from '../commands/probe-thread.ts';
 import { ProbeMemory } from '../probes/memory.ts';
 import { IncidentService } from '../incident/service.ts';
@@ -55,6 +56,8 @@ export interface SeatAppOptions {
    * of their own (`true` or 'process': what `seat bot` does), or a worker thread ('thread'). Tests
    * that shape a probe's network in-process leave it off. */
   probeThread?: boolean | ProbeHostKind;
+  /** Told of every probe report the app produces (a channel probe, an incident step): the operations listener's /metrics keeps them. */
+  onReport?: (report: ProbeReport) => void;
 }
 
 export interface SeatApp {
@@ -111,13 +114,14 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     // One memory across the bot's probes: a container's restart count is judged by whether it rose since
     // the last probe, and what cost its timeout last time is asked first.
     probeDeps: { memory: new ProbeMemory(), ...opts.probeDeps },
-    runProbe: opts.runProbe ?? thread?.runProbe ?? runProbe,
+    runProbe: observeReports(opts.runProbe ?? thread?.runProbe ?? runProbe, opts.onReport),
     probes: probeQueue(opts.maxProbes ?? MAX_PROBES_AT_ONCE),
     probing: new Map(),
     updateIntervalMs: opts.updateIntervalMs ?? 1000,
     sleep,
     replays: replayGuard({ now }),
     busyMessages: new Set(),
+    detected: new Map(),
     threads: new ThreadMessages(),
     track: (work) => {
       const done = work.catch((err: unknown) => log.error(`work after the ack failed: ${slackErrorCode(err)}`)).finally(() => running.delete(done));

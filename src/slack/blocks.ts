@@ -123,7 +123,7 @@ function nextText(report: ProbeReport): string {
   const step = nextStep(report);
   switch (step.kind) {
     case 'runbook':
-      return `:arrow_right: *Next:* start runbook *${esc(step.runbook)}* — ${esc(step.why)}`;
+      return `:arrow_right: *Next:* start runbook *${esc(step.runbook)}*${step.site && step.site !== report.site ? ` at *${esc(step.site)}*` : ''} — ${esc(step.why)}${step.logsOf.length > 0 ? `; its log: ${step.logsOf.map((x) => `\`/seat diagnose --seat ${esc(x)}\``).join(', ')}` : ''}`;
     case 'reprobe':
       return ':arrow_right: *Next:* no runbook fits: deal with what is not up below, then press *Probe again*';
     case 'nothing':
@@ -135,7 +135,9 @@ function nextText(report: ProbeReport): string {
 function startButton(report: ProbeReport): Button[] {
   const next = nextStep(report);
   if (next.kind !== 'runbook') return [];
-  const value = { runbook: next.runbook, site: report.site, title: cutText(`${report.site}: ${report.verdict.headline}`, 190) };
+  // The site the proposal's facts are about (a probe of all sites may propose for one of them).
+  const site = next.site ?? report.site;
+  const value = { runbook: next.runbook, site, title: cutText(`${site}: ${report.verdict.headline}`, 190) };
   return [{ type: 'button', action_id: START_RUNBOOK, style: 'primary', text: { type: 'plain_text', text: `Start runbook ${next.runbook}` }, value: JSON.stringify(value) }];
 }
 

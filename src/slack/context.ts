@@ -53,6 +53,8 @@ export interface SeatContext {
   fetchFile: FetchFile;
   /** Each incident's messages: its checklist, one per step, one per override request. */
   threads: ThreadMessages;
+  /** The last report of each site in each channel (`channel site`): Start runbook journals it as the incident's first finding. */
+  detected?: Map<string, ProbeReport>;
 }
 
 export function groupCache(log: Logger, now: () => number, ttlMs = 60_000): SeatContext['groupMembers'] {

@@ -237,6 +237,9 @@ export async function showDecision(ctx: SeatContext, client: WebClient, service:
       case 'conflict':
         await tell(conflictText(d.step, r.by, r.at, r.what));
         break;
+      case 'answered-no':
+        await tell(`:memo: recorded: \`${esc(d.step)}\` answered *no* to “${esc(r.question)}” (journal #${r.event.seq}); the step stays open until the answer is yes`);
+        break;
       case 'refused': {
         const standing = standingApproval(r.view, d.step, service.deps.now());
         if (standing && actorKey(standing.by) === actorKey(d.actor)) {

@@ -1,7 +1,8 @@
 // The Slack front end's entry (`seat bot`): reads its settings, starts the app, runs until SIGINT or SIGTERM.
 import type { Fleet } from '../inventory/fleet.ts';
 import { journalPath } from '../journal/location.ts';
-import { JournalError } from '../journal/store.ts';
+import { JournalError, type JournalStore } from '../journal/store.ts';
+import { startBotOps } from '../ops/ops.ts';
 import { readSlackConfig } from './config.ts';
 import { createSeatApp } from './app.ts';
 import type { ProbeDeps } from '../commands/probe.ts';
@@ -28,7 +29,15 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   // worker thread; off: in-process).
   const where = io.env.SEAT_PROBE_THREAD;
   const probeThread = where === 'off' ? false : where === 'thread' ? 'thread' : 'process';
-  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  // The operations listener (/healthz, /readyz, /metrics), apart from Slack's PORT: SEAT_HTTP_LISTEN, loopback by default.
+  let seatRef: { incidents: { deps: { store: JournalStore } } | undefined } | undefined;
+  const ops = await startBotOps(fleet, { env: io.env, journalPath: journal.path, store: () => seatRef?.incidents?.deps.store });
+  if (!ops.ok) {
+    io.stderr.write(`seat bot: cannot start: ${ops.error}\n`);
+    return 2;
+  }
+  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread, onReport: ops.value.record, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  seatRef = seat;
   let port: number | undefined;
   try {
     port = await seat.start();
@@ -36,6 +45,7 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
     if (err instanceof JournalError) {
       io.stderr.write(`seat bot: cannot open the journal: ${err.message.split('\n')[0]} (set SEAT_JOURNAL, or journal: in the inventory, to a file the bot may write)\n`);
       await seat.stop().catch(() => {});
+      await ops.value.close();
       return 2;
     }
     const code = slackErrorCode(err);
@@ -49,8 +59,11 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
       io.stderr.write(`seat bot: Slack refused to start the app (${code}): ${known ? slackAdvice(code) : 'check the tokens and the app’s settings'}\n`);
     }
     await seat.stop().catch(() => {});
+    await ops.value.close();
     return 2;
   }
+  ops.value.setSlackConnected(true);
+  io.stderr.write(`seat bot: ${ops.said}\n`);
   io.stderr.write(
     `seat bot: running on ${fleet.inventory.fleet} (${fleet.siteNames.join(', ')}), ` +
       `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; journal ${journal.path} (${journal.from}); Ctrl-C stops it\n`,
@@ -61,8 +74,10 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   await (io.until ?? firstSignal());
   process.off('unhandledRejection', backstop);
   io.stderr.write('seat bot: stopping after the probes in flight finish\n');
+  ops.value.setSlackConnected(false);
   await seat.idle();
   await seat.stop();
+  await ops.value.close();
   return 0;
 }
 

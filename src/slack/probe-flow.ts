@@ -5,6 +5,8 @@
 // in the same channel while one is queued or running is joined, not run twice.
 import type { RespondFn } from '@slack/bolt';
 import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
+import { darkRefusal, gateProbe, skippedLine, type ProbeGate } from '../guardrails/dark-site-probe.ts';
+import type { Actor } from '../incident/types.ts';
 import type { Finding } from '../probes/types.ts';
 import { renderProgress, renderReport } from './blocks.ts';
 import type { ProbeInFlight, SeatContext, WebClient } from './context.ts';
@@ -13,6 +15,7 @@ import { slackAdvice } from './errors.ts';
 import { esc, section } from './mrkdwn.ts';
 import type { Place } from './probe-queue.ts';
 import { throttle } from './throttle.ts';
+import { who } from './who.ts';
 
 export interface ProbeIntoMessage {
   client: WebClient;
@@ -40,7 +43,15 @@ export function joinedReply(ctx: Pick<SeatContext, 'probing'>, channel: string, 
 }
 
 export async function probeIntoMessage(ctx: SeatContext, args: ProbeIntoMessage): Promise<void> {
-  const { channel, req, askedBy } = args;
+  const { channel, askedBy } = args;
+  // no-poll-dark-site holds here too: a site an open incident found dark is not re-probed in its window; `all` skips it.
+  const gate = darkGate(ctx, args.req.site);
+  if (!gate.ok) {
+    await tell({ respond: args.respond, log: ctx.log }, `:no_entry: ${slackLine(darkRefusal(gate.dark, '/seat', () => WHO), gate.dark.by)}`);
+    return;
+  }
+  for (const d of gate.skipped) await tell({ respond: args.respond, log: ctx.log }, `:information_source: ${slackLine(skippedLine([d], () => WHO), d.by)}`);
+  const req: ProbeRequest = gate.skipped.length > 0 ? { ...args.req, skipSites: gate.skipped.map((d) => d.site) } : args.req;
   const key = probeKey(channel, req);
   const same = ctx.probing.get(key);
   if (same) {
@@ -50,13 +61,13 @@ export async function probeIntoMessage(ctx: SeatContext, args: ProbeIntoMessage)
   const mine: ProbeInFlight = { askedBy, started: false };
   ctx.probing.set(key, mine);
   try {
-    await queuedProbe(ctx, args, mine);
+    await queuedProbe(ctx, args, mine, req);
   } finally {
     ctx.probing.delete(key);
   }
 }
 
-async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: ProbeInFlight): Promise<void> {
+async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: ProbeInFlight, run: ProbeRequest): Promise<void> {
   const { client, channel, req, askedBy, respond } = args;
   const d = { client, log: ctx.log, sleep: ctx.sleep, respond };
   const msg = new ChannelMessage(client, channel, args.ts, ctx.log);
@@ -83,7 +94,7 @@ async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: Probe
   const outcome = await ctx.probes.run(
     () =>
       ctx
-        .runProbe(ctx.fleet, req, {
+        .runProbe(ctx.fleet, run, {
           ...ctx.probeDeps,
           // The runner's 'start' event carries the task count: the probe is planned once, by the run itself.
           onEvent: (e) => {
@@ -116,7 +127,30 @@ async function queuedProbe(ctx: SeatContext, args: ProbeIntoMessage, mine: Probe
     if (!posted) await tell(d, text);
     return;
   }
+  if (ctx.detected) {
+    // Only the latest report of a site per channel is kept: what a Start runbook press on it was led by.
+    ctx.detected.delete(detectedKey(channel, outcome.report.site));
+    ctx.detected.set(detectedKey(channel, outcome.report.site), outcome.report);
+    for (const k of ctx.detected.keys()) if (ctx.detected.size > 64) ctx.detected.delete(k);
+  }
   await deliverReport(d, msg, outcome.report, renderReport(outcome.report, req, askedBy), req, askedBy);
+}
+
+/** Where the last report of a site in a channel is kept (SeatContext.detected). */
+export const detectedKey = (channel: string, site: string): string => `${channel} ${site}`;
+
+const WHO = '\u0001who\u0001';
+
+/** The open incidents' dark sites; no journal, no hold (nothing to read it from). */
+function darkGate(ctx: SeatContext, site: string): ProbeGate {
+  const service = ctx.incidents;
+  if ('missing' in service) return { ok: true, skipped: [] };
+  return gateProbe(service.deps.store, ctx.fleet, site, service.deps.now());
+}
+
+/** Plain words escaped for mrkdwn, the person who declared the site dark as a mention. */
+function slackLine(text: string, by: Actor): string {
+  return esc(text).split(WHO).join(who(by));
 }
 
 const scopeOf = (req: ProbeRequest): string => `${esc(req.site)} (${req.only.join(', ')}${req.paid ? ', paid' : ''})`;

@@ -52,9 +52,16 @@ export function sizingLines(z: Sizing): string[] {
   out.push(`  declared budget   ${mib(z.declaredMiB)}${z.totalMiB === null ? '' : ` (${z.util} × ${fmtInt(z.totalMiB)} total)`}`);
   out.push(`  measured free     ${mib(z.minFreeMiB)} (the least over the window)`);
   const without = z.seatMeasuredMiB === null ? 'measured free' : `measured free + ${z.seat}'s own ${fmtInt(z.seatMeasuredMiB)}`;
-  out.push(`  declared margin   ${mib(z.declaredMarginMiB)} (${without} − declared budget)`);
+  const rests = ` — the verdict rests on this, against the ${fmtInt(z.floorMiB)} MiB floor`;
+  // Each figure by its provenance: free minus the declared budget is the declared margin, even when the
+  // verdict rests on it; a measured margin is shown only where the seat's real use was measured.
+  const onDeclared = z.restsOn === 'free minus the declared budget';
+  out.push(`  declared margin   ${mib(z.declaredMarginMiB)} (${without} − declared budget)${onDeclared ? rests : ''}`);
   if (z.seatMeasuredMiB !== null) out.push(`  seat measured     ${mib(z.seatMeasuredMiB)} (${z.seat} already runs on GPU${z.gpu}: its real use is inside the free figure)`);
-  out.push(`  measured margin   ${mib(z.measuredMarginMiB)} (${z.restsOn}) — the verdict rests on this, against the ${fmtInt(z.floorMiB)} MiB floor`);
+  if (onDeclared) out.push(`  measured margin   not measured: ${z.seat} does not run on GPU${z.gpu} yet, so what it really takes there is unknown (the runtime allocates on top of the budget)`);
+  else if (z.restsOn === 'nothing measured') out.push(`  measured margin   ? (nothing measured)`);
+  else if (z.restsOn === 'free with the seat running, adjusted by the budget change') out.push(`  margin            ${mib(z.measuredMarginMiB)} (measured free with the seat running, adjusted by the declared budget change)${rests}`);
+  else out.push(`  measured margin   ${mib(z.measuredMarginMiB)} (measured ${z.restsOn})${rests}`);
   out.push(`${VERDICT[z.decision]}: ${z.why}`);
   return out;
 }

@@ -71,7 +71,10 @@ export function judgeSizing(i: SizingInput): Sizing {
   }
   const out = { ...base, declaredMarginMiB: declaredMargin, measuredMarginMiB: margin, restsOn };
   if (margin < 0) return { ...out, decision: 'refuse', why: seatHere === null ? 'it does not fit: vLLM refuses to start when free memory is under util × total' : 'it does not fit' };
-  if (margin < i.floorMiB) return { ...out, decision: 'refuse', why: `under the floor: not safe, whatever the declared margin says` };
+  if (margin < i.floorMiB) {
+    const why = restsOn === 'free minus the declared budget' ? 'under the floor: not safe, by the declared margin alone, and the runtime takes more than the budget' : 'under the floor: not safe, whatever the declared margin says';
+    return { ...out, decision: 'refuse', why };
+  }
   if (i.cutShort) return { ...out, decision: 'inconclusive', why: 'the window was cut short: a longer one can only see less free memory' };
   return { ...out, decision: 'allow', why: seatHere === null ? 'allowed for now: the runtime takes more than the budget; watch again once the seat runs there' : 'measured with the seat running' };
 }

@@ -100,16 +100,30 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, /noted \(event \d+\)/);
   await ana.answer(/Has a person at the site reset or replaced the UPS\? \[y\/n\]: $/, 'n');
-  // 3. The power log, hashed here.
+  // An honest "no" (nobody has reset the UPS yet) is recorded as that answer, and the step stays open.
+  shown = await ana.answer(MENU, 'd');
+  assert.match(shown, /recorded: no-polling answered no \(event \d+\); the step stays open/);
+  await ana.answer(/Has a person at the site reset or replaced the UPS\? \[y\/n\]: $/, 'y');
+  // 3. The users' coverage before any power work: a silent paid repoint is refused; a new opt-in alias is the way through.
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, /recorded: no-polling done by ana/);
+  await ana.answer(/alias: $/, 'summarizer');
+  await ana.answer(/backend: $/, 'openrouter');
+  shown = await ana.answer(MENU, 'd');
+  assert.match(shown, /refused by no-silent-paid-repoint: repointing alias summarizer to openrouter/);
+  assert.match(shown, /summarizer-paid/);
+  await ana.answer(/alias: $/, 'summarizer-paid');
+  await ana.answer(/backend: $/, 'openrouter');
+  // 4. The power log, hashed here.
+  shown = await ana.answer(MENU, 'd');
+  assert.match(shown, /recorded: paid-coverage done by ana/);
   await ana.answer(/a local path \(hashed here\), or "sha256 <hex> <bytes>" as declared: $/, powerLog);
-  // 4. Sizing, now that the log is in.
+  // 5. Sizing, now that the log is in.
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, new RegExp(`measured: ${bytes.length} bytes, sha256 ${createHash('sha256').update(bytes).digest('hex')}`));
   assert.match(shown, /recorded: recover-power-log done by ana/);
   await ana.answer(/loadW: $/, '');
-  // 5. The surge bank is refused (no override); the battery bank goes through.
+  // 6. The surge bank is refused (no override); the battery bank goes through.
   shown = await ana.answer(MENU, 'd');
   assert.match(shown, /recorded: ups-rating done by ana/);
   await ana.answer(/bank: $/, 'surge');
@@ -119,19 +133,9 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
   assert.match(shown, /override: none/);
   await ana.answer(/bank: $/, 'battery');
   await ana.answer(/loadW: $/, '600');
-  // 6. A silent paid repoint is refused; a new opt-in alias is the way through.
-  shown = await ana.answer(MENU, 'd');
-  assert.match(shown, /recorded: power-plan done by ana/);
-  await ana.answer(/alias: $/, 'summarizer');
-  await ana.answer(/backend: $/, 'openrouter');
-  shown = await ana.answer(MENU, 'd');
-  assert.match(shown, /refused by no-silent-paid-repoint: repointing alias summarizer to openrouter/);
-  assert.match(shown, /summarizer-paid/);
-  await ana.answer(/alias: $/, 'summarizer-paid');
-  await ana.answer(/backend: $/, 'openrouter');
   // 7. A restart instead of a recreate is refused; ana asks, bob approves, ana goes through.
   shown = await ana.answer(MENU, 'd');
-  assert.match(shown, /recorded: paid-coverage done by ana/);
+  assert.match(shown, /recorded: power-plan done by ana/);
   await ana.answer(/method: $/, 'restart');
   shown = await ana.answer(MENU, 'o');
   assert.match(shown, /refused by recreate-not-restart/);
@@ -163,12 +167,12 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
     assert.deepEqual(kinds.filter((k) => k.startsWith('step.')), [
       'step.done blast-radius',
       'step.done no-polling',
+      'step.blocked paid-coverage',
+      'step.done paid-coverage',
       'step.done recover-power-log',
       'step.done ups-rating',
       'step.blocked power-plan',
       'step.done power-plan',
-      'step.blocked paid-coverage',
-      'step.done paid-coverage',
       'step.blocked recreate-containers',
       'step.done recreate-containers',
       'step.done seat-reachable',

@@ -26,7 +26,11 @@ after(async () => {
 test('one task per GPU host reached over ssh, asking docker once for all its seats’ containers, in the gpus group', async () => {
   const fleet = fleetOf(listening, '  vllm-embed: { host: ana-ml2, gpus: [1], port: 8011, container: vllm-embed, engine: other }');
   const tasks = planContainerTasks(fleet, { sites: ['ana'] }, probeEnv(null));
-  assert.deepEqual(tasks.map((t) => [t.id, t.group, t.probe, t.target]), [[`containers:${HOST}`, 'gpus', 'container', HOST]]);
+  // The `local` host (lab) is asked too, here, as its nvidia-smi is: never skipped in silence.
+  assert.deepEqual(tasks.map((t) => [t.id, t.group, t.probe, t.target]), [
+    [`containers:${HOST}`, 'gpus', 'container', HOST],
+    ['containers:lab', 'gpus', 'container', 'lab'],
+  ]);
   // Its timeout findings name every container: a host that does not answer still says what it held.
   assert.deepEqual(tasks[0]!.onTimeout(3000).map((f) => [f.target, f.status, f.reason]), [
     [`flash-next-seat@${HOST}`, 'unknown', 'timeout'],
@@ -39,6 +43,7 @@ test('one task per GPU host reached over ssh, asking docker once for all its sea
   assert.ok(!planProbe(fleetOf(listening), { site: 'ana', only: ['aliases'], timeoutMs: null, paid: false }, { env: {} }).tasks.some((t) => t.probe === 'container'));
   const noGpu = fleetOf(listening).inventory;
   noGpu.sites.ana!.hosts['ana-ml2']!.gpuVendor = 'none';
+  noGpu.sites.ana!.hosts.lab!.gpuVendor = 'none';
   assert.deepEqual(planContainerTasks(new Fleet(noGpu), { sites: ['ana'] }, probeEnv(null)), [], 'the group asks GPU hosts only');
 });
 

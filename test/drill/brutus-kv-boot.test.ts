@@ -20,6 +20,9 @@ test('brutus-kv-boot through the console: the chat seat is down and its log name
     s.type('probe irv');
     const report = await s.waitFor(PROMPT);
     assert.match(report, /DOWN seat\s+xpu-chat@brutus\s+unreachable/);
+    // Its declared budget cannot fit the card's measured free memory: a fact, and the boot race proposed with its log.
+    assert.match(report, /xpu-chat is down and its declared 18,360 MiB cannot fit the 4,608 MiB free on brutus GPU0/);
+    assert.match(report, /next:\s+seat runbook start kv-cache-boot-race --site irv\b[^\n]*its log: seat diagnose --seat xpu-chat/);
     s.type('probe irv --only gpus --json');
     const json = /^\{\n[\s\S]*?^\}$/m.exec(await s.waitFor(PROMPT));
     assert.ok(json, 'one JSON report');

@@ -54,6 +54,8 @@ test('fv-site-dark end to end through the console: probe, runbook, walk, journal
     const pinned = await s.waitFor(PROMPT);
     assert.match(pinned, /opened #1 \[open\] DRILL fv/);
     assert.match(pinned, /pinned site-dark to #1/);
+    // The probe that proposed it is the incident's first finding: time to detect counts from it.
+    assert.match(pinned, /detected by the probe of fv at \S+ \(journalled as the incident's first finding\)/);
     assert.match(pinned, /step:\s+blast-radius/);
 
     s.type('walk');
@@ -61,14 +63,22 @@ test('fv-site-dark end to end through the console: probe, runbook, walk, journal
     s.type('d');
     const probed = await s.waitFor(/step 2 of 8: .*\[no-polling\][\s\S]*\[q\]uit > /);
     assert.match(probed, /recorded: blast-radius done by drill-person/);
+    // The probe that found fv dark seconds ago is the blast radius: fv is not polled again.
+    assert.match(probed, /probe: down, proposes site-dark \(the probe that detected the incident, event 2: not polled again\)/);
+    assert.doesNotMatch(probed, /probing fv…/);
     s.type('s');
     await s.waitFor(/why skip it.*: /);
     s.type('nobody has reached the site yet; the UPS is not reset');
-    await s.waitFor(/step 3 of 8: .*\[recover-power-log\][\s\S]*\[q\]uit > /);
+    // The users' coverage comes before any power work: here, none, and who was told.
+    await s.waitFor(/step 3 of 8: .*\[paid-coverage\][\s\S]*\[q\]uit > /);
+    s.type('s');
+    await s.waitFor(/why skip it.*: /);
+    s.type('no coverage: told the users in #fv-users at 07:05');
+    await s.waitFor(/step 4 of 8: .*\[recover-power-log\][\s\S]*\[q\]uit > /);
     s.type('d');
     await s.waitFor(/a local path \(hashed here\).*: /);
     s.type(powerLog);
-    const measured = await s.waitFor(/step 4 of 8: .*\[ups-rating\][\s\S]*\[q\]uit > /);
+    const measured = await s.waitFor(/step 5 of 8: .*\[ups-rating\][\s\S]*\[q\]uit > /);
     const bytes = readFileSync(powerLog);
     assert.match(measured, new RegExp(`measured: ${bytes.length} bytes, sha256 [0-9a-f]{64}`));
     assert.match(measured, /recorded: recover-power-log done/);
@@ -77,13 +87,18 @@ test('fv-site-dark end to end through the console: probe, runbook, walk, journal
 
     const events = await command('journal');
     assert.match(events, /#1 \[open\] DRILL fv/);
+    assert.match(events, /\n\s+1 \S+ \S+\s+incident\.opened[^\n]*\n\s+2 \S+ probe\s+probe\.report/);
     assert.match(events, /step\.skipped no-polling — skipped: nobody has reached the site yet/);
+    assert.match(events, /step\.skipped paid-coverage — skipped: no coverage: told the users in #fv-users/);
     assert.match(events, /power.log \d+ bytes sha256 [0-9a-f]{12}… \(measured\)/);
     assert.match(await command('journal verify'), /journal holds: \d+ events in 1 incident/);
     assert.ok(existsSync(journal), `the journal is ${journal}`);
     const exported = await command('export');
     if (/not built yet/.test(exported)) t.diagnostic('seat export is still a stub here: the postmortem was not checked');
-    else assert.match(exported, /DRILL/, 'the postmortem says it was a drill');
+    else {
+      assert.match(exported, /DRILL/, 'the postmortem says it was a drill');
+      assert.match(exported, /\| Time to detect \(impact begins → declared\) \| \d+ (?:s|min)/, 'counted from the probe that found fv dark, never negative');
+    }
 
     // A line that does not parse: one line, no stack trace.
     const refused = await command('probe fvv --only power');

@@ -65,10 +65,10 @@ test('site-dark through Slack and through seat walk: the same journal content', 
   const answers = [
     'd', // blast-radius: a probe
     'd', 'y', // no-polling: a probe, after "has a person reset the UPS?"
+    'd', 'gen-paid', 'openrouter', // paid-coverage: the users' coverage before any power work
     'd', log, // recover-power-log: the file, hashed here
     'd', '', // ups-rating: the load left empty, as the Slack walkthrough leaves it
     'd', 'battery', '800', // power-plan
-    'd', 'gen-paid', 'openrouter', // paid-coverage
     'd', 'recreate', // recreate-containers
     'd', 'gen', // seat-reachable
   ];

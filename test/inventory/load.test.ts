@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadInventory, parseInventory } from '../../src/inventory/load.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 
@@ -92,4 +94,41 @@ test('broken YAML gives line and column; a missing file is one clear line', asyn
   const m = await loadInventory('/nonexistent/fleet.yaml');
   assert.ok(!m.ok);
   assert.deepEqual(m.errors, ['/nonexistent/fleet.yaml: cannot read the inventory: no such file (ENOENT)']);
+});
+
+test('an address that is no IPv4, IPv6 or host name is refused at load, wherever an address is given', () => {
+  const places: [string, string, string][] = [
+    ['address: 192.0.2.10', 'sites.fv.hosts.fv-ml1.address', 'address: %'],
+    ['ups: { host: 192.0.2.2,', 'sites.fv.ups.host', 'ups: { host: %,'],
+    ['fv-ml1-bmc: { address: 192.0.2.11,', 'sites.fv.bmc.fv-ml1-bmc.address', 'fv-ml1-bmc: { address: %,'],
+    ['firewall: { address: 192.0.2.1,', 'sites.fv.firewall.address', 'firewall: { address: %,'],
+  ];
+  for (const bad of ['999.999.999.999', '"::::::::"', '192.0.2.256', '"-fv.example"', '"fv..example"']) {
+    for (const [from, path, to] of places) {
+      const r = parseInventory(example.replace(from, to.replace('%', bad)));
+      assert.ok(!r.ok, `${path} = ${bad} loaded`);
+      assert.deepEqual(r.errors, [`${path}: expected an IP address or host name, got ${JSON.stringify(bad.replace(/^"|"$/g, ''))}`]);
+    }
+  }
+  for (const url of ['http://999.999.999.999:4000', 'http://[::::::::]:4000', 'http://fv..example:4000']) {
+    const r = parseInventory(example.replace('baseUrl: http://192.0.2.40:4000', `baseUrl: "${url}"`));
+    assert.ok(!r.ok, `${url} loaded`);
+    assert.equal(r.errors.length, 1, r.errors.join('\n'));
+    assert.match(r.errors[0]!, /^gateway\.baseUrl: /);
+  }
+  // Loopback, documentation and IPv6 examples and host names still load.
+  for (const good of ['127.0.0.1', '"::1"', '"2001:db8::10"', 'fv-ml1.example.net', 'localhost']) {
+    const r = parseInventory(example.replace('address: 192.0.2.10', `address: ${good}`));
+    assert.ok(r.ok, `${good}: ${r.ok ? '' : r.errors.join('\n')}`);
+  }
+  assert.ok(parseInventory(example.replace('baseUrl: http://192.0.2.40:4000', 'baseUrl: "http://[::1]:4000"')).ok);
+});
+
+test('a gateway URL that node:url refuses is an error line, not a thrown exception', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'seat-inv-'));
+  const file = join(dir, 'fleet.yaml');
+  await writeFile(file, example.replace('baseUrl: http://192.0.2.40:4000', 'baseUrl: "http://999.999.999.999:4000"'));
+  const r = await loadInventory(file);
+  assert.ok(!r.ok);
+  assert.deepEqual(r.errors, ['gateway.baseUrl: expected an http(s) URL']);
 });

@@ -240,6 +240,12 @@ export async function scriptSiteDark(): Promise<Scripted> {
   clock.at('07:21:00');
   queue.push((only) => backReport(fleet, clock.iso(), { watts: 612, charge: 41, flash: 95_000, down: new Set(['gen-large']), ...(only ? { only } : {}) }));
   await decide('no-polling', ANA);
+  // The users' coverage before any power work.
+  clock.at('07:22:00');
+  await decide('paid-coverage', ANA, { input: { alias: 'summarizer', backend: 'openrouter' } });
+  clock.at('07:23:00');
+  const skip = await service.decide({ incident: id, step: 'paid-coverage', decision: 'skip', actor: ANA, reason: 'free aliases on ana-ml2 cover the callers; we should have asked the users first' });
+  if (!skip.ok) throw new Error(JSON.stringify(skip));
   clock.at('07:25:00');
   await decide('recover-power-log', ANA, { evidence: { kind: 'file', of: 'power-log', name: '/tank/aimodels/flash-next-mtp-bench/power.log', size: 18_432, sha256: '9f2c4a1be0d3c57a86e2f1b4d09c3e7a5b6f8d2c1e0a9b7c6d5e4f3a2b1c0d9e', measured: true } });
   clock.at('07:30:00');
@@ -248,11 +254,6 @@ export async function scriptSiteDark(): Promise<Scripted> {
   await decide('power-plan', BOB, { input: { bank: 'surge', loadW: 1200 } });
   clock.at('07:33:00');
   await decide('power-plan', BOB, { input: { bank: 'battery', loadW: 600 } });
-  clock.at('07:40:00');
-  await decide('paid-coverage', ANA, { input: { alias: 'summarizer', backend: 'openrouter' } });
-  clock.at('07:41:00');
-  const skip = await service.decide({ incident: id, step: 'paid-coverage', decision: 'skip', actor: ANA, reason: 'free aliases on ana-ml2 cover the callers; we should have asked the users first' });
-  if (!skip.ok) throw new Error(JSON.stringify(skip));
   clock.at('07:50:00');
   await decide('recreate-containers', ANA, { input: { method: 'restart' } });
   clock.at('07:51:00');

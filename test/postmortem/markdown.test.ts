@@ -130,3 +130,12 @@ test('a drill incident says DRILL at the top', async () => {
   assert.match(lines[2] ?? '', /^> \*\*DRILL\*\* — /);
   assert.match(out, /\| \*\*MITIGATED\*\* \| +\| +\| no probe report came back ok/);
 });
+
+test('an incident declared before any probe measured its impact: time to detect is not measured, never a negative time', () => {
+  // Opened by hand at 07:00, the first report not ok at 07:01:20: when the impact began is unknown.
+  const early: IncidentView = { ...view, incident: { ...view.incident, openedAt: '2026-12-03T07:00:00.000Z' } };
+  const out = renderPostmortem(early, { format: 'md', head, now: EXPORTED_AT, fleet: s.fleet });
+  const row = out.split('\n').find((l) => l.startsWith('| Time to detect')) ?? '';
+  assert.match(row, /\| not measured \(declared before any probe measured the impact\) \|$/);
+  assert.doesNotMatch(out, /Time to detect[^\n]*−/);
+});

@@ -75,7 +75,7 @@ test('site-dark carries the seed 002 lessons on the steps that need them', () =>
   assert.equal(step('ups-rating').action, 'power-sizing');
   assert.ok(step('power-plan').guardrails.includes('no-surge-outlets'));
   assert.equal(step('paid-coverage').action, 'alias-route');
-  assert.deepEqual(step('recreate-containers').guardrails, ['recreate-not-restart']);
+  assert.deepEqual(step('recreate-containers').guardrails, ['site-answers-first', 'recreate-not-restart']);
   assert.deepEqual(step('seat-reachable').guardrails, ['reachable-not-healthy']);
   // Power comes after the power log; the power log after the blast radius.
   const at = (id: string) => rb.steps.findIndex((s) => s.id === id);

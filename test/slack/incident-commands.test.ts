@@ -142,6 +142,7 @@ test('typed step verbs: evidence, a block, a skip, a refusal, an override asked 
   await h.command(`step done no-polling --incident ${id}`);
   assert.equal(state('no-polling').state, 'done');
   assert.ok(service().deps.store.events(id).some((e) => e.kind === 'probe.report' && e.step === 'no-polling'));
+  await h.command(`step skip paid-coverage --incident ${id} no coverage: told the users in #fv-users`);
   await h.command(`step skip recover-power-log --incident ${id} the log is on a drive in the dark rack`);
   // No power log: the typed Done is refused, and the refusal is posted in the thread with its buttons.
   await h.command(`step done ups-rating --incident ${id} --load-w 1400`, BEN);

@@ -145,14 +145,14 @@ test('someone not on call cannot record: told who can, no modal, nothing in the 
 
 test('site-dark: power sizing before the power log is refused, shown with why and instead; A asks, A cannot approve, B approves, and the step goes through', async () => {
   const { id, thread } = await start('site-dark');
-  for (const step of ['blast-radius', 'no-polling', 'recover-power-log']) {
+  for (const step of ['blast-radius', 'no-polling', 'paid-coverage', 'recover-power-log']) {
     await h.click(button(stepTs(thread, step), 'seat_step_skip'));
     const modal = h.lastView();
     assert.equal(modal.callback_id, 'seat_step_skip_modal');
     assert.deepEqual(await h.submit(modal, { reason: typed('   ') }), { response_action: 'errors', errors: { reason: 'a reason is needed' } }, 'an empty reason keeps the modal open');
     assert.equal(await h.submit(modal, { reason: typed(`testing the guardrail, not ${step}`) }), null);
   }
-  assert.equal(count(id, 'step.skipped'), 3);
+  assert.equal(count(id, 'step.skipped'), 4);
   const ts = stepTs(thread, 'ups-rating');
   await h.click(button(ts, 'seat_step_done'), ANA);
   const modal = h.lastView();
@@ -207,7 +207,7 @@ test('site-dark: power sizing before the power log is refused, shown with why an
 
 test('Evidence: a bad hash or size is named in the modal; a typed one is recorded as declared; a Slack file is downloaded and measured', async () => {
   const { id, thread } = await start('site-dark');
-  for (const step of ['blast-radius', 'no-polling']) {
+  for (const step of ['blast-radius', 'no-polling', 'paid-coverage']) {
     await h.click(button(stepTs(thread, step), 'seat_step_skip'));
     await h.submit(h.lastView(), { reason: typed('later') });
   }
@@ -231,7 +231,7 @@ test('Evidence: a bad hash or size is named in the modal; a typed one is recorde
   // Evidence of the kind asked for is recorded: Done decides at once, no modal.
   assert.equal(count(id, 'step.done', 'recover-power-log'), 1);
   const other = await start('site-dark');
-  for (const step of ['blast-radius', 'no-polling']) {
+  for (const step of ['blast-radius', 'no-polling', 'paid-coverage']) {
     await h.click(button(stepTs(other.thread, step), 'seat_step_skip'));
     await h.submit(h.lastView(), { reason: typed('later') });
   }

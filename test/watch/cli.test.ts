@@ -67,9 +67,9 @@ test('seed 000, gen at 0.43 onto ana-ml2 GPU0 over 6 minutes of virtual time: mi
     'sizing gen on GPU0 at --gpu-memory-utilization 0.43:',
     '  declared budget   42,091 MiB (0.43 × 97,887 total)',
     '  measured free     42,113 MiB (the least over the window)',
-    '  declared margin   22 MiB (measured free − declared budget)',
-    '  measured margin   22 MiB (free minus the declared budget) — the verdict rests on this, against the 4,096 MiB floor',
-    'REFUSE: under the floor: not safe, whatever the declared margin says',
+    '  declared margin   22 MiB (measured free − declared budget) — the verdict rests on this, against the 4,096 MiB floor',
+    '  measured margin   not measured: gen does not run on GPU0 yet, so what it really takes there is unknown (the runtime allocates on top of the budget)',
+    'REFUSE: under the floor: not safe, by the declared margin alone, and the runtime takes more than the budget',
     'OOM fallbacks (FlashInfer autotuner) are not counted here: read them with seat diagnose --seat gen',
     '',
   ]);

@@ -1,5 +1,5 @@
-// Seat containers, measured: one task per GPU host reached over ssh whose seats name a container,
-// answering one finding per container. One `ssh -o BatchMode=yes HOST docker inspect --type container
+// Seat containers, measured: one task per GPU host whose seats name a container (asked here for a
+// `local` host, as its nvidia-smi is; systemd seats go to units.ts), answering one finding per container. One `ssh -o BatchMode=yes HOST docker inspect --type container
 // A B ...` for the whole host (a dozen ssh logins at once to one host would meet sshd's MaxStartups),
 // with plain words only since the remote shell re-parses them, output capped; beside it a TCP connect
 // from here to each seat's address and port. Published ports are read from inspect's
@@ -15,6 +15,8 @@ import type { Finding, ProbeEnv, ProbeScope, ProbeTask } from '../types.ts';
 import type { ProbeMemory } from '../memory.ts';
 import { judgeContainer, stateOf } from './judge.ts';
 import { parseInspect, type Inspected } from './parse.ts';
+import { unitOf, unitTask } from './units.ts';
+import { hostCommand, SSH_WORDS } from './command.ts';
 
 /** One container's inspect is a few KiB (its Health.Log at most five entries); a host's is well under this. */
 export const MAX_INSPECT_BYTES = 1024 * 1024;
@@ -42,17 +44,20 @@ export function planContainerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEn
   const tasks: ProbeTask[] = [];
   for (const site of scope.sites) {
     for (const host of fleet.hostsAt(site)) {
-      // `local` would be this machine's docker, not where the inventory's seats run; and the group
-      // asks GPU hosts (a scope with no GPU host has nothing to probe).
-      if (host.host.ssh === 'local' || host.host.gpuVendor === 'none') continue;
-      const ones: One[] = fleet.seatsAt(site).flatMap((seat) => {
+      // The group asks GPU hosts (a scope with no GPU host has nothing to probe). A `local` host is
+      // asked here, without ssh, as its nvidia-smi is.
+      if (host.host.gpuVendor === 'none') continue;
+      const mine = fleet.seatsAt(site).filter((seat) => seat.host.name === host.name);
+      const ones: One[] = mine.flatMap((seat) => {
         const container = seat.seat.container;
-        return seat.host.name === host.name && container !== undefined ? [{ seat, container, ...previousOf(host.name, container) }] : [];
+        return seat.seat.runtime === 'docker' && container !== undefined ? [{ seat, container, ...previousOf(host.name, container) }] : [];
       });
+      const units = mine.filter((seat) => seat.seat.runtime === 'systemd').map((seat) => ({ seat, unit: unitOf(seat) }));
+      if (units.length > 0) tasks.push(unitTask(env, host, units));
       const first = ones[0];
       if (!first) continue;
       const names = [...new Set(ones.map((o) => o.container))];
-      const argv = sshCommand(host, ['docker', 'inspect', '--type', 'container', ...names], env.timeoutMs);
+      const argv = hostCommand(host, ['docker', 'inspect', '--type', 'container', ...names], env.timeoutMs);
       const ctx: Ctx = { env, host, argv };
       tasks.push({
         id: `containers:${host.name}`,
@@ -145,20 +150,16 @@ function subjectOf(o: One) {
   return { kind: 'container' as const, host: o.seat.host.name, seat: o.seat.name, container: o.container };
 }
 
-function sshCommand(host: HostRef, words: string[], timeoutMs: number): string[] {
-  // Under the kill timeout, so an unreachable host gets ssh's own "timed out" (down), not our kill (unknown).
-  const connectTimeout = Math.max(1, Math.floor((timeoutMs - 500) / 1000));
-  return ['ssh', '-o', 'BatchMode=yes', '-o', `ConnectTimeout=${connectTimeout}`, host.host.ssh, ...words];
-}
 
 /** Why docker gave no usable output, or null when it exited 0. */
 function failure(r: CommandResult, ctx: Ctx): Failure | null {
   const { env, host } = ctx;
-  const ran = runFailure(r, { launcher: 'ssh', tool: 'docker', timeoutMs: env.timeoutMs, maxBytes: Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES) });
+  const remote = host.host.ssh !== 'local';
+  const ran = runFailure(r, { launcher: remote ? 'ssh' : 'docker', tool: 'docker', timeoutMs: env.timeoutMs, maxBytes: Math.min(env.maxOutputBytes, MAX_INSPECT_BYTES) });
   if (ran !== undefined) return ran;
   const err = clean(firstLine(r.stderr));
   const said = cut(clean(firstSentence(err || firstLine(r.stdout))), 160);
-  if (r.exitCode === 255 && failedInSsh(r, SSH_WORDS, /docker/i)) return sshFailure(host.host.ssh, err, cut(err, 160));
+  if (remote && r.exitCode === 255 && failedInSsh(r, SSH_WORDS, /docker/i)) return sshFailure(host.host.ssh, err, cut(err, 160));
   if (r.exitCode === 127) return { status: 'unknown', reason: 'tool_missing', detail: `docker not found on PATH on ${host.name}${said ? ` (${said})` : ''}` };
   if (/permission denied.*docker|docker.*permission denied/i.test(r.stderr)) {
     return { status: 'unknown', reason: 'no_permission', detail: `the ssh user may not use docker on ${host.name}: ${said}` };
@@ -167,9 +168,6 @@ function failure(r: CommandResult, ctx: Ctx): Failure | null {
   return { status: 'unknown', reason: 'tool_failed', detail: `docker exited ${r.exitCode ?? r.code}${said ? `: ${said}` : ''}` };
 }
 
-/** What ssh says when it cannot get there. Its "Permission denied (publickey)" has a parenthesis; docker's
- * "permission denied while trying to connect to the Docker daemon socket" does not. */
-const SSH_WORDS = /^ssh:|connection (timed out|refused|closed|reset)|could not resolve|no route to host|permission denied \(|host key verification failed/im;
 
 /** "at the last probe, 4 min ago": how long since a count was read, in the words a person reads. */
 function agoWords(ms: number): string {

@@ -84,7 +84,8 @@ export function cardFindings(ctx: GpuContext, p: Paired, row: GpuRow): Finding[]
     data: { kind: 'gpu', gpu },
   });
   // A budget on a card where no process holds memory: the engine is not running, whatever its health says.
-  const idle = seats.filter((s) => s.unmeasuredWhy === 'no_process' && s.declaredMiB !== null);
+  // With no memory figures ([N/A]) nothing is concluded from the process list: the card says unknown.
+  const idle = row.freeMiB === null ? [] : seats.filter((s) => s.unmeasuredWhy === 'no_process' && s.declaredMiB !== null);
   const engines = idle.map((s) =>
     mk(ctx, {
       target: `${s.seat}@${ctx.host.name} GPU${p.index}`,

@@ -4,6 +4,8 @@ import type { BlockAction, ButtonAction, SlackActionMiddlewareArgs } from '@slac
 import { z } from 'zod';
 import type { SeatContext, WebClient } from '../../context.ts';
 import { tellByResponse } from '../../incident-flow.ts';
+import type { ProbeReport } from '../../../commands/probe.ts';
+import { detectedKey } from '../../probe-flow.ts';
 import { incidentCommand } from '../commands/incident.ts';
 
 const Value = z.strictObject({ runbook: z.string().regex(/^[a-z][a-z0-9-]{0,62}$/), site: z.string().min(1).max(63), title: z.string().min(1).max(200) });
@@ -33,10 +35,17 @@ export async function startRunbook({ ack, body, action, respond, client }: Start
         triggerId: b.trigger_id,
         client,
         respond,
+        ...detectedFor(ctx, channel, v.site, v.runbook),
       },
       ctx,
     ),
   );
+}
+
+/** The last report of the site in the channel, when it is the one proposing this runbook. */
+function detectedFor(ctx: SeatContext, channel: string, site: string, runbook: string): { detected?: ProbeReport } {
+  const r = ctx.detected?.get(detectedKey(channel, site));
+  return r && r.verdict.runbook === runbook ? { detected: r } : {};
 }
 
 function safeJson(s: string | undefined): unknown {

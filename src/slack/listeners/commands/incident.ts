@@ -3,6 +3,7 @@
 // Reading (incident list, journal, runbook list) is for anyone in the channel; recording is for
 // the on-call people only.
 import type { RespondFn } from '@slack/bolt';
+import type { ProbeReport } from '../../../commands/probe.ts';
 import type { EvidenceArgs, SlackCommand } from '../../../commands/table.ts';
 import { overrideState } from '../../../incident/overrides.ts';
 import type { IncidentService } from '../../../incident/service.ts';
@@ -27,6 +28,8 @@ export interface IncidentRequest {
   triggerId: string;
   client: WebClient;
   respond: RespondFn;
+  /** The probe report that led to this (Start runbook): journalled as a new incident's first finding. */
+  detected?: ProbeReport;
 }
 
 export async function incidentCommand(req: IncidentRequest, ctx: SeatContext): Promise<void> {
@@ -96,6 +99,9 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
           const r = service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
           if ('error' in r) return tell(`:x: ${esc(r.error)}`);
           incident = r.incident;
+          // The incident begins when it was detected: the report that led here is its first finding (time to detect ≥ 0).
+          const seen = req.detected;
+          if (!r.duplicate && seen && seen.site === site && seen.verdict.runbook === cmd.runbook) service.attachReport(incident.id, seen);
         }
       }
       if (!incident) return;

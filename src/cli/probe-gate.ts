@@ -1,0 +1,24 @@
+// no-poll-dark-site before a terminal `seat probe`: the journal's open incidents say which sites were
+// found dark, when and by whom. Read only when the journal file exists (a probe never creates one).
+import { existsSync } from 'node:fs';
+import { gateProbe, type ProbeGate } from '../guardrails/dark-site-probe.ts';
+import type { Fleet } from '../inventory/fleet.ts';
+import { journalPath } from '../journal/location.ts';
+import { openSqliteJournal } from '../journal/sqlite.ts';
+
+export type TerminalGate = ProbeGate | { ok: true; skipped: []; unread: string };
+
+export function gateFromJournal(env: NodeJS.ProcessEnv, fleet: Fleet, inventoryPath: string | undefined, site: string, now: () => Date = () => new Date()): TerminalGate {
+  const where = journalPath(env, fleet.inventory, inventoryPath);
+  if (!existsSync(where.path)) return { ok: true, skipped: [] };
+  try {
+    const store = openSqliteJournal(where.path, { now });
+    try {
+      return gateProbe(store, fleet, site, now());
+    } finally {
+      store.close();
+    }
+  } catch (err) {
+    return { ok: true, skipped: [], unread: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) };
+  }
+}
