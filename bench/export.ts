@@ -15,8 +15,8 @@ import { factsOf } from '../src/postmortem/facts.ts';
 import { CHART_MARKER, toHtml } from '../src/postmortem/html.ts';
 import { renderPostmortem } from '../src/postmortem/index.ts';
 import { renderMarkdown } from '../src/postmortem/markdown.ts';
-import { openSqliteJournal } from '../src/journal/sqlite.ts';
-import type { JournalStore } from '../src/journal/store.ts';
+import { openSqliteCore } from '../src/journal/sqlite.ts';
+import { asyncStore, type JournalStore } from '../src/journal/store.ts';
 import { loadRunbooks } from '../src/runbooks/load.ts';
 // The scripted incident's report builders: findings made by the probes' own constructors.
 import { backReport, darkReport, examplesFleet } from '../test/postmortem/incident.ts';
@@ -34,10 +34,11 @@ const STEPS = ['blast-radius', 'no-polling', 'recover-power-log', 'ups-rating', 
 export async function benchExport(o: { runs?: number } = {}): Promise<{ lines: string[] }> {
   const runs = o.runs ?? RUNS;
   const dir = mkdtempSync(join(tmpdir(), 'seatbelt-bench-export-'));
-  const store = openSqliteJournal(join(dir, 'journal.sqlite'));
+  // Reads on the clock go through the synchronous core (what the async face wraps, one call each).
+  const store = openSqliteCore(join(dir, 'journal.sqlite'));
   try {
     const fleet = await examplesFleet();
-    const built = await build(store, fleet);
+    const built = await build(asyncStore(store), fleet);
     const id = built.id;
     const now = new Date(Date.parse(built.lastAt) + 60_000);
     const incident = store.incident(id)!;
@@ -111,7 +112,7 @@ async function build(store: JournalStore, fleet: Awaited<ReturnType<typeof examp
   const at = (): string => new Date((t += 1000)).toISOString();
   const { runbooks } = await loadRunbooks();
   const service = new IncidentService({ store, fleet, runbooks, now: () => new Date(t) });
-  const opened = service.open({ site: 'fv', title: 'FV dark: a long night of notes', actor: people[0]!, drill: false });
+  const opened = await service.open({ site: 'fv', title: 'FV dark: a long night of notes', actor: people[0]!, drill: false });
   if ('error' in opened) throw new Error(opened.error);
   const id = opened.incident.id;
   const pinned = await service.pin(id, 'site-dark', people[0]!);
@@ -124,8 +125,8 @@ async function build(store: JournalStore, fleet: Awaited<ReturnType<typeof examp
     count[e.kind] = (count[e.kind] ?? 0) + 1;
     seq++;
   };
-  const flush = (): void => {
-    if (batch.length > 0) store.appendMany(batch);
+  const flush = async (): Promise<void> => {
+    if (batch.length > 0) await store.appendMany(batch);
     batch = [];
   };
   const every = Math.floor((EVENTS - 2) / REPORTS);
@@ -166,10 +167,10 @@ async function build(store: JournalStore, fleet: Awaited<ReturnType<typeof examp
         lastNote = seq + 1;
         add({ kind: 'note', actor: who, payload: { text: `turn ${i}: ${i % 13 === 0 ? 'we should have checked the breaker' : 'called the site again; Jo is on the way with a spare UPS'} <${i}> [#${i}]` } });
     }
-    if (batch.length >= 500) flush();
+    if (batch.length >= 500) await flush();
   }
-  flush();
-  const events = store.events(id);
+  await flush();
+  const events = await store.events(id);
   const mix = Object.entries(count).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n.toLocaleString('en-US')} ${k}`).join(', ');
   return { id, events: events.length, mix, lastAt: events.at(-1)!.happenedAt };
 }

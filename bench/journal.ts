@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventInput } from '../src/incident/types.ts';
-import { openSqliteJournal } from '../src/journal/sqlite.ts';
-import type { JournalStore } from '../src/journal/store.ts';
+import { openSqliteCore } from '../src/journal/sqlite.ts';
+import type { SyncJournalStore } from '../src/journal/store.ts';
 
 const RUNS = 5;
 const DECISIONS = 1000; // per run: each one is a commit and an fsync
@@ -113,8 +113,8 @@ function batchPlainRun(path: string, n: number): number {
 
 // --- ours ---------------------------------------------------------------------------------------
 
-function withIncident(path: string): { j: JournalStore; id: number } {
-  const j = openSqliteJournal(path);
+function withIncident(path: string): { j: SyncJournalStore; id: number } {
+  const j = openSqliteCore(path);
   const id = j.openIncident({ site: 'fv', title: 'bench', actor, at: HAPPENED, drill: true }).incident.id;
   return { j, id };
 }

@@ -37,7 +37,7 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
   // One incident per click, gpu-oom-cotenant pinned: each click decides its own `sudo-compose` (a check: no modal).
   const bodies: string[] = [];
   for (let i = 0; i < WARMUP + N; i++) {
-    const o = service.open({ site, title: `bench ${i}`, actor: { kind: 'system' } });
+    const o = await service.open({ site, title: `bench ${i}`, actor: { kind: 'system' } });
     if ('error' in o) throw new Error(o.error);
     const p = await service.pin(o.incident.id, 'gpu-oom-cotenant', { kind: 'system' });
     if ('error' in p) throw new Error(p.error);
@@ -52,7 +52,7 @@ export async function benchStepAck(): Promise<{ lines: string[] }> {
     await seat.idle();
     const base = await clientSeries({ url: `http://127.0.0.1:${barePort}/slack/events`, bodiesFile, secret: SECRET, warmup: WARMUP, n: N, gapMs: 25 });
     let committed = 0;
-    for (let i = 1; i <= WARMUP + N; i++) if (service.view(i)?.steps.find((s) => s.spec.id === 'sudo-compose')?.state.state === 'done') committed++;
+    for (let i = 1; i <= WARMUP + N; i++) if ((await service.view(i))?.steps.find((s) => s.spec.id === 'sudo-compose')?.state.state === 'done') committed++;
     const updates = slack.calls.filter((c) => c.method === 'chat.update').length;
     const [p50, p99] = [pct(clicks, 50), pct(clicks, 99)];
     const [b50, b99] = [pct(base, 50), pct(base, 99)];

@@ -51,7 +51,7 @@ export async function benchStepBurst(): Promise<{ lines: string[] }> {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // One step per round, clicked 50 times at once: gpu-oom-cotenant's `sudo-compose` (a check: no modal).
-      const o = service.open({ site, title: `burst ${round}`, actor: { kind: 'system' } });
+      const o = await service.open({ site, title: `burst ${round}`, actor: { kind: 'system' } });
       if ('error' in o) throw new Error(o.error);
       const p = await service.pin(o.incident.id, 'gpu-oom-cotenant', { kind: 'system' });
       if ('error' in p) throw new Error(p.error);
@@ -69,7 +69,7 @@ export async function benchStepBurst(): Promise<{ lines: string[] }> {
         ours.push(...(await burst(`http://127.0.0.1:${port}/slack/events`, file)));
         await seat.idle();
       }
-      recorded += service.deps.store.events(o.incident.id).filter((e) => e.kind === 'step.done').length;
+      recorded += (await service.deps.store.events(o.incident.id)).filter((e) => e.kind === 'step.done').length;
     }
     ours.sort((a, b) => a - b);
     base.sort((a, b) => a - b);

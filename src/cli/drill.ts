@@ -69,10 +69,10 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo, run: RunCli)
     const steps = async (): Promise<string[]> => {
       const { service, store } = await openService(drill.fleet, consoleIo, drill.inventoryPath);
       try {
-        const open = store.newestOpen();
-        return open ? (service.view(open.id)?.steps.map((s) => s.spec.id) ?? []) : [];
+        const open = await store.newestOpen();
+        return open ? ((await service.view(open.id))?.steps.map((s) => s.spec.id) ?? []) : [];
       } finally {
-        store.close();
+        await store.close();
       }
     };
     return await runConsole({

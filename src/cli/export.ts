@@ -11,12 +11,12 @@ import type { CliIo, ExitCode } from './io.ts';
 /** `fleet` null: no inventory was given; the postmortem is then not put beside a fleet. */
 export async function exportToTerminal(cmd: ExportCommand, fleet: Fleet | null, io: CliIo, inventoryPath: string | null): Promise<ExitCode> {
   return withService(fleet, io, inventoryPath, async (service) => {
-    const incident = service.resolve(cmd.incident);
+    const incident = await service.resolve(cmd.incident);
     if ('error' in incident) {
       io.stderr.write(`seat: ${incident.error}\n`);
       return 2;
     }
-    const r = exportDocument(service, incident.id, cmd.format, (io.now ?? (() => new Date()))(), fleet ?? undefined);
+    const r = await exportDocument(service, incident.id, cmd.format, (io.now ?? (() => new Date()))(), fleet ?? undefined);
     if (!r.ok) {
       io.stderr.write(`seat: ${r.error}\n`);
       return r.code;

@@ -16,7 +16,7 @@ import { OnCallSchema, SettingsSchema } from '../inventory/schema.ts';
 import { checkKeptHead } from '../journal/kept-head.ts';
 import { journalPath } from '../journal/location.ts';
 import { detectingReport } from './last-probe.ts';
-import { openSqliteJournal } from '../journal/sqlite.ts';
+import { openJournal, shownJournal } from '../journal/open.ts';
 import { JournalError, type JournalStore } from '../journal/store.ts';
 import { clean } from '../probes/edge/text.ts';
 import { eventSummary } from '../render/journal.ts';
@@ -51,7 +51,7 @@ export function noFleet(): Fleet {
 export async function openService(fleet: Fleet | null, io: CliIo, inventoryPath: string | null): Promise<{ service: IncidentService; store: JournalStore; where: string }> {
   const where = fleet ? journalPath(io.env, fleet.inventory, inventoryPath ?? undefined) : journalPath(io.env);
   const known = fleet ?? noFleet();
-  const store = openSqliteJournal(where.path, io.now ? { now: io.now } : {});
+  const store = await openJournal(where.path, io.now ? { now: io.now } : {});
   const { runbooks } = await loadRunbooks();
   const now = io.now ?? (() => new Date());
   const service = new IncidentService({
@@ -61,7 +61,7 @@ export async function openService(fleet: Fleet | null, io: CliIo, inventoryPath:
     now,
     probe: (site, only) => runProbe(known, { site, only: only?.only ?? ['aliases', 'gpus', 'power'], timeoutMs: null, paid: false }, { ...(io.probeDeps ?? {}), ...(io.env ? { env: io.env } : {}) }),
   });
-  return { service, store, where: `${where.path} (${where.from})` };
+  return { service, store, where: `${shownJournal(where.path)} (${where.from})` };
 }
 
 /** Opens the journal, runs `work` on the service, closes the journal whatever happens. */
@@ -81,7 +81,7 @@ export async function withService(fleet: Fleet | null, io: CliIo, inventoryPath:
     io.stderr.write(`seat: ${e.message.split('\n')[0] ?? ''}\n`);
     return 1;
   } finally {
-    opened.store.close();
+    await opened.store.close();
   }
 }
 
@@ -97,44 +97,44 @@ const err = (io: CliIo, s: string): 2 => {
 
 async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): Promise<ExitCode> {
   const actor = localActor(io.env);
-  const pick = (id: number | undefined): Incident | { error: string } => service.resolve(id);
+  const pick = (id: number | undefined): Promise<Incident | { error: string }> => service.resolve(id);
   switch (cmd.verb) {
     case 'incident open': {
-      const r = service.open({ site: cmd.site, title: cmd.title, actor });
+      const r = await service.open({ site: cmd.site, title: cmd.title, actor });
       if ('error' in r) return err(io, r.error);
       out(io, `opened ${incidentLine(r.incident)}`);
       out(io, `next:    seat runbook start <runbook> ${r.incident.id}   (seat runbook list)`);
       return 0;
     }
     case 'incident list': {
-      const list = service.deps.store.incidents(cmd.all ? {} : { status: 'open' });
+      const list = await service.deps.store.incidents(cmd.all ? {} : { status: 'open' });
       if (list.length === 0) out(io, cmd.all ? 'no incidents in the journal' : 'no open incidents (seat incident list --all for closed ones)');
       for (const i of list) out(io, incidentLine(i));
       return 0;
     }
     case 'incident close': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const r = service.close(i.id, actor, cmd.reason);
+      const r = await service.close(i.id, actor, cmd.reason);
       if ('error' in r) return err(io, r.error);
       out(io, `closed ${incidentLine(r.incident)}`);
       return 0;
     }
     case 'runbook start': {
-      let incident: Incident | { error: string } = cmd.incident === undefined ? (service.deps.store.newestOpen() ?? { error: '' }) : pick(cmd.incident);
+      let incident: Incident | { error: string } = cmd.incident === undefined ? (await service.deps.store.newestOpen() ?? { error: '' }) : await pick(cmd.incident);
       if ('error' in incident) {
         if (cmd.incident !== undefined) return err(io, incident.error);
         const site = cmd.site ?? (service.deps.fleet.siteNames.length === 1 ? service.deps.fleet.siteNames[0] : undefined);
         if (!site) return err(io, `no open incident: say where with --site (${service.deps.fleet.siteNames.join(', ')})`);
-        const r = service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor });
+        const r = await service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor });
         if ('error' in r) return err(io, r.error);
         incident = r.incident;
         out(io, `opened ${incidentLine(incident)}`);
         // The probe that proposed this runbook here is the incident's first finding: time to detect counts from it.
         const seen = detectingReport(service.deps.store.path, site, cmd.runbook, (io.now ?? (() => new Date()))());
-        if (seen && service.attachReport(incident.id, seen)) out(io, `detected by the probe of ${site} at ${seen.finishedAt} (journalled as the incident's first finding)`);
+        if (seen && await service.attachReport(incident.id, seen)) out(io, `detected by the probe of ${site} at ${seen.finishedAt} (journalled as the incident's first finding)`);
       }
-      const before = service.view(incident.id);
+      const before = await service.view(incident.id);
       if (before?.pin && before.pin.runbook === cmd.runbook && !cmd.repin) {
         const drift = service.pinDrift(before);
         out(io, `#${incident.id} follows ${before.pin.runbook} pinned at sha256 ${before.pin.sha256.slice(0, 12)}`);
@@ -150,16 +150,16 @@ async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): P
     }
     case 'step done':
     case 'step evidence': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const view = service.view(i.id)!;
+      const view = (await service.view(i.id))!;
       const step = view.steps.find((s) => s.spec.id === cmd.step);
       if (!step) return err(io, view.pin ? `runbook ${view.pin.runbook} has no step "${cmd.step}" (steps: ${view.steps.map((s) => s.spec.id).join(', ')})` : `#${i.id} has no runbook yet: seat runbook start <runbook> ${i.id}`);
       const evidence = await evidenceFrom(cmd.evidence, step.spec.evidence);
       if ('error' in evidence) return err(io, evidence.error);
       if (cmd.verb === 'step evidence') {
         if (!evidence.value) return err(io, 'step evidence needs --file, --sha256 with --size, --value, --yes or --no');
-        const r = service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor });
+        const r = await service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor });
         if ('error' in r) return err(io, r.error);
         out(io, `recorded evidence on ${cmd.step}: ${evidenceText(evidence.value)}`);
         return 0;
@@ -168,45 +168,45 @@ async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): P
       return printDecision(io, r, cmd.step);
     }
     case 'step skip': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
       return printDecision(io, await service.decide({ incident: i.id, step: cmd.step, decision: 'skip', actor, reason: cmd.reason }), cmd.step);
     }
     case 'step block': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor });
+      const r = await service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor });
       if ('error' in r) return err(io, r.error);
       if ('conflict' in r) return err(io, `${cmd.step} was decided meanwhile by ${actorName(r.conflict.by)} at ${r.conflict.at}`);
       out(io, `recorded: ${cmd.step} blocked, waiting for: ${clean(cmd.reason)} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})`);
       return 0;
     }
     case 'note': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const r = service.note(i.id, cmd.text, actor);
+      const r = await service.note(i.id, cmd.text, actor);
       if ('error' in r) return err(io, r.error);
       out(io, `noted in #${i.id} (event ${r.event.seq})`);
       return 0;
     }
     case 'journal': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
       // The break first: what follows it is not proven.
-      const v = service.deps.store.verify(i.id);
+      const v = await service.deps.store.verify(i.id);
       if (!v.ok) out(io, `journal does NOT hold for #${i.id}: event ${v.seq}: ${v.why}${v.part === 'row' ? ' (shown below as its events say)' : '; the events below are not proven'} (seat journal verify ${i.id})`);
       out(io, incidentLine(i));
-      for (const e of service.deps.store.events(i.id)) out(io, eventLine(e));
+      for (const e of await service.deps.store.events(i.id)) out(io, eventLine(e));
       return v.ok ? 0 : 1;
     }
     case 'journal verify': {
-      if (cmd.incident !== undefined && !service.deps.store.incident(cmd.incident)) return err(io, `no incident #${cmd.incident}`);
-      const r = service.deps.store.verify(cmd.incident);
+      if (cmd.incident !== undefined && !await service.deps.store.incident(cmd.incident)) return err(io, `no incident #${cmd.incident}`);
+      const r = await service.deps.store.verify(cmd.incident);
       if (r.ok) {
         const heads = [...r.heads.entries()].map(([id, h]) => `#${id} ${h.slice(0, 12)}`).join(', ');
         out(io, `journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed${heads ? ` (heads: ${heads})` : ''}`);
         if (cmd.head === undefined) return 0;
-        const kept = checkKeptHead(service.deps.store, cmd.head, cmd.incident, r.heads);
+        const kept = await checkKeptHead(service.deps.store, cmd.head, cmd.incident, r.heads);
         io.stdout.write(`${kept.ok ? '' : 'journal does NOT hold: '}${kept.line}\n`);
         return kept.ok ? 0 : 1;
       }
@@ -214,18 +214,18 @@ async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): P
       return 1;
     }
     case 'override request': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const r = service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor });
+      const r = await service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor });
       if ('error' in r) return err(io, r.error);
       out(io, `override request #${r.event.seq} recorded: ${cmd.step} past ${cmd.guardrail}, until ${r.expiresAt}`);
       out(io, `next:    a second on-call person (not you) runs: seat override approve ${r.event.seq} --incident ${i.id}`);
       return 0;
     }
     case 'override approve': {
-      const i = pick(cmd.incident);
+      const i = await pick(cmd.incident);
       if ('error' in i) return err(io, i.error);
-      const r = service.approveOverride({ incident: i.id, request: cmd.request, actor });
+      const r = await service.approveOverride({ incident: i.id, request: cmd.request, actor });
       if ('error' in r) return err(io, r.error);
       out(io, `override #${cmd.request} approved by ${actorName(actor)} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)}); the step can now be done by someone other than you`);
       return 0;

@@ -4,19 +4,19 @@ import { existsSync } from 'node:fs';
 import { gateProbe, type ProbeGate } from '../guardrails/dark-site-probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { journalPath } from '../journal/location.ts';
-import { openSqliteJournal } from '../journal/sqlite.ts';
+import { isPostgresUrl, openJournal } from '../journal/open.ts';
 
 export type TerminalGate = ProbeGate | { ok: true; skipped: []; unread: string };
 
-export function gateFromJournal(env: NodeJS.ProcessEnv, fleet: Fleet, inventoryPath: string | undefined, site: string, now: () => Date = () => new Date()): TerminalGate {
+export async function gateFromJournal(env: NodeJS.ProcessEnv, fleet: Fleet, inventoryPath: string | undefined, site: string, now: () => Date = () => new Date()): Promise<TerminalGate> {
   const where = journalPath(env, fleet.inventory, inventoryPath);
-  if (!existsSync(where.path)) return { ok: true, skipped: [] };
+  if (!isPostgresUrl(where.path) && !existsSync(where.path)) return { ok: true, skipped: [] };
   try {
-    const store = openSqliteJournal(where.path, { now });
+    const store = await openJournal(where.path, { now });
     try {
-      return gateProbe(store, fleet, site, now());
+      return await gateProbe(store, fleet, site, now());
     } finally {
-      store.close();
+      await store.close();
     }
   } catch (err) {
     return { ok: true, skipped: [], unread: err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err) };

@@ -20,7 +20,7 @@ const QUIET_MS = 150;
 
 export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo, inventoryPath?: string): Promise<ExitCode> {
   // A site an open incident found dark is not re-probed inside no-poll-dark-site's window; `all` skips it.
-  const gate = gateFromJournal(io.env, fleet, inventoryPath, command.site, io.now);
+  const gate = await gateFromJournal(io.env, fleet, inventoryPath, command.site, io.now);
   if (!gate.ok) {
     io.stderr.write(`seat: ${darkRefusal(gate.dark, 'seat')}\n`);
     return 1;

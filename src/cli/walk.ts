@@ -23,7 +23,7 @@ export async function walkToTerminal(cmd: WalkCommand, fleet: Fleet, io: CliIo, 
 
 export async function walk(service: IncidentService, id: number | undefined, io: CliIo): Promise<ExitCode> {
   const say = (s: string): void => void io.stdout.write(`${s}\n`);
-  const found = service.resolve(id);
+  const found = await service.resolve(id);
   if ('error' in found) {
     io.stderr.write(`seat: ${found.error}\n`);
     return 2;
@@ -41,7 +41,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
     return next.done ? null : clean(next.value).trim();
   };
   try {
-    let view = service.view(found.id)!;
+    let view = (await service.view(found.id))!;
     if (!view.pin) {
       io.stderr.write(`seat: #${found.id} has no runbook yet: seat runbook start <runbook> ${found.id}\n`);
       return 2;
@@ -50,7 +50,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
     const drift = service.pinDrift(view);
     if (drift) say(`note: ${view.pin.file} has changed since it was pinned; this walk follows the pinned copy`);
     for (;;) {
-      view = service.view(found.id)!;
+      view = (await service.view(found.id))!;
       const cur = currentStep(view);
       if (!cur) {
         printSteps(io, view);
@@ -72,7 +72,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
       if (choice === 'n' || choice === 'note') {
         const text = await ask('note:');
         if (text === null) return 0;
-        const r = service.note(view.incident.id, text, actor);
+        const r = await service.note(view.incident.id, text, actor);
         say('error' in r ? `not recorded: ${r.error}` : `noted (event ${r.event.seq})`);
         continue;
       }
@@ -91,7 +91,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
         }
         const reason = await ask(`why go past ${blocked.guardrail} this time:`);
         if (reason === null) return 0;
-        const r = service.requestOverride({ incident: view.incident.id, step: cur.spec.id, guardrail: blocked.guardrail, reason, actor });
+        const r = await service.requestOverride({ incident: view.incident.id, step: cur.spec.id, guardrail: blocked.guardrail, reason, actor });
         if ('error' in r) say(`not recorded: ${r.error}`);
         else say(`override request #${r.event.seq} recorded until ${r.expiresAt}; a second on-call person runs: seat override approve ${r.event.seq} --incident ${view.incident.id}`);
         continue;

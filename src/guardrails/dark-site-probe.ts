@@ -10,8 +10,8 @@ import { darkHold, noPollDarkSite } from './no-poll-dark-site.ts';
 
 /** What the journal the check reads needs to give. */
 export interface OpenIncidents {
-  incidents(o?: { status?: 'open' | 'closed' }): Incident[];
-  events(incident: number): JournalEvent[];
+  incidents(o?: { status?: 'open' | 'closed' }): Promise<Incident[]>;
+  events(incident: number): Promise<JournalEvent[]>;
 }
 
 export interface DarkSite {
@@ -35,11 +35,11 @@ export type ProbeGate =
  * Whether a probe of `site` (a site or `all`) may run now: refused when the site is held dark by an
  * open incident; for `all`, the dark sites are skipped (and named) and the rest run.
  */
-export function gateProbe(journal: OpenIncidents, fleet: Pick<Fleet, 'site' | 'siteNames'>, site: string, now: Date): ProbeGate {
+export async function gateProbe(journal: OpenIncidents, fleet: Pick<Fleet, 'site' | 'siteNames'>, site: string, now: Date): Promise<ProbeGate> {
   const sites = site === 'all' ? fleet.siteNames : [site];
   const held: DarkSite[] = [];
-  for (const incident of journal.incidents({ status: 'open' })) {
-    const events = journal.events(incident.id);
+  for (const incident of await journal.incidents({ status: 'open' })) {
+    const events = await journal.events(incident.id);
     for (const s of sites) {
       if (held.some((h) => h.site === s)) continue;
       const hold = darkHold(events, s, fleet, now);

@@ -5,9 +5,9 @@
 import type { JournalStore } from '../journal/store.ts';
 
 /** Why no decision may be recorded on the incident now, or null when its chain holds. */
-export function brokenChain(store: JournalStore, id: number): string | null {
-  if (!store.incident(id)) return null; // the caller says "no incident"
-  const r = store.verify(id);
+export async function brokenChain(store: JournalStore, id: number): Promise<string | null> {
+  if (!(await store.incident(id))) return null; // the caller says "no incident"
+  const r = await store.verify(id);
   if (r.ok || r.part === 'row') return null;
   return `the journal of incident #${id} does not hold (event ${r.seq}: ${r.why}): no decision is recorded on it until that is looked into; a note still is (seat journal verify ${id})`;
 }

@@ -62,11 +62,11 @@ export class IncidentService {
     return this.deps.now().toISOString();
   }
 
-  open(o: { site: string; title: string; actor: Actor; drill?: boolean; slack?: { channel: string; thread: string }; dedupe?: string }): { incident: Incident; duplicate: boolean } | { error: string } {
+  async open(o: { site: string; title: string; actor: Actor; drill?: boolean; slack?: { channel: string; thread: string }; dedupe?: string }): Promise<{ incident: Incident; duplicate: boolean } | { error: string }> {
     if (!this.deps.fleet.sites.has(o.site)) return { error: `no site "${o.site}" in the inventory (sites: ${this.deps.fleet.siteNames.join(', ')})` };
     const title = checkText(o.title, 'a title', MAX_TITLE);
     if (typeof title !== 'string') return title;
-    const r = this.deps.store.openIncident({
+    const r = await this.deps.store.openIncident({
       site: o.site,
       title,
       actor: o.actor,
@@ -78,40 +78,40 @@ export class IncidentService {
     return { incident: r.incident, duplicate: r.duplicate };
   }
 
-  close(id: number, actor: Actor, reason?: string, dedupe?: string): { incident: Incident } | { error: string } {
-    const incident = this.deps.store.incident(id);
+  async close(id: number, actor: Actor, reason?: string, dedupe?: string): Promise<{ incident: Incident } | { error: string }> {
+    const incident = await this.deps.store.incident(id);
     if (!incident) return { error: `no incident #${id}` };
     if (incident.status === 'closed') return { error: `incident #${id} is already closed` };
-    const broken = brokenChain(this.deps.store, id);
+    const broken = await brokenChain(this.deps.store, id);
     if (broken) return { error: broken };
-    const r = this.deps.store.closeIncident(id, actor, this.iso(), reason, dedupe);
+    const r = await this.deps.store.closeIncident(id, actor, this.iso(), reason, dedupe);
     if (!r.ok) return { error: `incident #${id} changed meanwhile: try again` };
-    return { incident: this.deps.store.incident(id)! };
+    return { incident: (await this.deps.store.incident(id))! };
   }
 
   /** The incident a command means: the one named, else the thread's, else the newest open one. */
-  resolve(id: number | undefined, thread?: { channel: string; thread: string }): Incident | { error: string } {
-    if (id !== undefined) return this.deps.store.incident(id) ?? { error: `no incident #${id}` };
+  async resolve(id: number | undefined, thread?: { channel: string; thread: string }): Promise<Incident | { error: string }> {
+    if (id !== undefined) return await this.deps.store.incident(id) ?? { error: `no incident #${id}` };
     if (thread) {
-      const t = this.deps.store.incidentByThread(thread.channel, thread.thread);
+      const t = await this.deps.store.incidentByThread(thread.channel, thread.thread);
       if (t) return t;
     }
-    return this.deps.store.newestOpen() ?? { error: 'no open incident: open one with `incident open <site> <title>` or `runbook start <runbook>`' };
+    return await this.deps.store.newestOpen() ?? { error: 'no open incident: open one with `incident open <site> <title>` or `runbook start <runbook>`' };
   }
 
-  view(id: number): IncidentView | undefined {
-    const incident = this.deps.store.incident(id);
-    return incident ? project(incident, this.deps.store.events(id)) : undefined;
+  async view(id: number): Promise<IncidentView | undefined> {
+    const incident = await this.deps.store.incident(id);
+    return incident ? project(incident, await this.deps.store.events(id)) : undefined;
   }
 
   /** Pins the runbook's text as it is now to the incident (sha256 in the journal). A second pin is a re-pin. */
   async pin(id: number, runbookId: string, actor: Actor, dedupe?: string): Promise<{ view: IncidentView; repinned: boolean } | { error: string }> {
     const known = this.deps.runbooks.get(runbookId);
     if (!known) return { error: `no runbook "${runbookId}" (runbooks: ${[...this.deps.runbooks.keys()].join(', ')})` };
-    const incident = this.deps.store.incident(id);
+    const incident = await this.deps.store.incident(id);
     if (!incident) return { error: `no incident #${id}` };
     if (incident.status === 'closed') return { error: `incident #${id} is closed` };
-    const broken = brokenChain(this.deps.store, id);
+    const broken = await brokenChain(this.deps.store, id);
     if (broken) return { error: broken };
     let text: string;
     try {
@@ -121,10 +121,10 @@ export class IncidentService {
     }
     const parsed = parseRunbook(text, known.file);
     if (!parsed.ok) return { error: `${known.file} no longer loads: ${parsed.errors[0] ?? ''}` };
-    const before = this.view(id);
+    const before = await this.view(id);
     if (before?.pin && before.pin.runbook !== runbookId) return { error: `incident #${id} follows runbook ${before.pin.runbook}; open another incident for ${runbookId}` };
     if (before?.pin && before.pin.sha256 === parsed.runbook.sha256) return { view: before, repinned: false };
-    const r = this.deps.store.append({
+    const r = await this.deps.store.append({
       incident: id,
       kind: 'runbook.pinned',
       actor,
@@ -133,7 +133,7 @@ export class IncidentService {
       ...(dedupe ? { dedupe } : {}),
     });
     if (!r.ok) return { error: 'the journal refused the pin' };
-    return { view: this.view(id)!, repinned: before?.pin !== undefined };
+    return { view: (await this.view(id))!, repinned: before?.pin !== undefined };
   }
 
   /** The file of today differs from the pinned copy: say so, and the re-pin command. */
@@ -143,22 +143,22 @@ export class IncidentService {
     return now && now.sha256 !== view.pin.sha256 ? now.sha256 : null;
   }
 
-  note(id: number, text: string, actor: Actor, dedupe?: string): { event: JournalEvent } | { error: string } {
+  async note(id: number, text: string, actor: Actor, dedupe?: string): Promise<{ event: JournalEvent } | { error: string }> {
     const t = checkText(text, 'a note', MAX_TEXT);
     if (typeof t !== 'string') return t;
-    const r = this.deps.store.append({ incident: id, kind: 'note', actor, happenedAt: this.iso(), payload: { text: t }, ...(dedupe ? { dedupe } : {}) });
+    const r = await this.deps.store.append({ incident: id, kind: 'note', actor, happenedAt: this.iso(), payload: { text: t }, ...(dedupe ? { dedupe } : {}) });
     return r.ok ? { event: r.event } : { error: 'the journal refused the note' };
   }
 
   async decide(d: Decision): Promise<DecideResult> {
-    const view = this.view(d.incident);
+    const view = await this.view(d.incident);
     if (!view) return { ok: false, kind: 'invalid', message: `no incident #${d.incident}` };
     if (d.dedupe) {
       const prior = view.events.find((e) => e.dedupe === d.dedupe);
       if (prior) return { ok: true, event: prior, duplicate: true, view };
     }
     if (view.incident.status === 'closed') return { ok: false, kind: 'invalid', message: `incident #${d.incident} is closed` };
-    const broken = brokenChain(this.deps.store, d.incident);
+    const broken = await brokenChain(this.deps.store, d.incident);
     if (broken) return { ok: false, kind: 'invalid', message: broken };
     if (!view.pin) return { ok: false, kind: 'invalid', message: `incident #${d.incident} has no runbook yet: start one with \`runbook start <runbook>\`` };
     const step = view.steps.find((s) => s.spec.id === d.step);
@@ -185,9 +185,9 @@ export class IncidentService {
 
     // An honest "no" to a probe step's question is recorded as that answer; the step waits for a yes.
     if (spec.kind === 'probe' && spec.evidence?.kind === 'yesno' && d.evidence?.kind === 'yesno' && !d.evidence.answer) {
-      const r = this.deps.store.append({ ...base, kind: 'evidence', payload: { evidence: d.evidence } });
+      const r = await this.deps.store.append({ ...base, kind: 'evidence', payload: { evidence: d.evidence } });
       if (!r.ok) return { ok: false, kind: 'invalid', message: 'the journal refused the answer' };
-      return { ok: false, kind: 'answered-no', event: r.event, duplicate: r.duplicate, question: spec.evidence.question, view: this.view(d.incident)! };
+      return { ok: false, kind: 'answered-no', event: r.event, duplicate: r.duplicate, question: spec.evidence.question, view: (await this.view(d.incident))! };
     }
     const now = this.deps.now();
     // The probe that detected the incident measured this site moments ago: the first probe step takes
@@ -215,9 +215,9 @@ export class IncidentService {
     }
     if (refusals.length > 0) {
       const first = refusals[0]!;
-      const r = this.deps.store.append({ ...base, kind: 'step.blocked', payload: { ...first, input, refusals: refusals.map((x) => ({ ...x })) } }, expect);
+      const r = await this.deps.store.append({ ...base, kind: 'step.blocked', payload: { ...first, input, refusals: refusals.map((x) => ({ ...x })) } }, expect);
       if (!r.ok) return { ok: false, kind: 'conflict', by: r.conflict.by, at: r.conflict.at, what: r.conflict.kind };
-      return { ok: false, kind: 'refused', refusals, event: r.event, view: this.view(d.incident)! };
+      return { ok: false, kind: 'refused', refusals, event: r.event, view: (await this.view(d.incident))! };
     }
 
     const payload: Record<string, unknown> = { input };
@@ -226,40 +226,40 @@ export class IncidentService {
     if (spec.kind === 'probe') {
       if (!this.deps.probe) return { ok: false, kind: 'invalid', message: 'this front end cannot run probes' };
       const report = await this.deps.probe(input.site ?? view.incident.site, spec.probe);
-      const stored = this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
+      const stored = await this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
       if (stored.ok) payload.report = stored.event.seq;
       payload.verdict = { status: report.verdict.status, runbook: report.verdict.runbook ?? null };
     }
     return this.record({ ...base, kind: 'step.done', payload }, expect);
   }
 
-  private record(input: Parameters<JournalStore['append']>[0], expect: { step: string; version: number }): DecideResult {
-    const r = this.deps.store.append(input, expect);
+  private async record(input: Parameters<JournalStore['append']>[0], expect: { step: string; version: number }): Promise<DecideResult> {
+    const r = await this.deps.store.append(input, expect);
     if (!r.ok) return { ok: false, kind: 'conflict', by: r.conflict.by, at: r.conflict.at, what: r.conflict.kind };
-    return { ok: true, event: r.event, duplicate: r.duplicate, view: this.view(input.incident)! };
+    return { ok: true, event: r.event, duplicate: r.duplicate, view: (await this.view(input.incident))! };
   }
 
   /** Evidence on a step without finishing it (a file measured, a value, an answer). */
-  addEvidence(o: { incident: number; step: string; evidence: Evidence; actor: Actor; dedupe?: string }): { event: JournalEvent; duplicate: boolean } | { error: string } {
-    const view = this.view(o.incident);
+  async addEvidence(o: { incident: number; step: string; evidence: Evidence; actor: Actor; dedupe?: string }): Promise<{ event: JournalEvent; duplicate: boolean } | { error: string }> {
+    const view = await this.view(o.incident);
     if (!view) return { error: `no incident #${o.incident}` };
     if (!view.steps.some((s) => s.spec.id === o.step)) return { error: `no step "${o.step}" in incident #${o.incident}` };
-    const broken = brokenChain(this.deps.store, o.incident);
+    const broken = await brokenChain(this.deps.store, o.incident);
     if (broken) return { error: broken };
-    const r = this.deps.store.append({ incident: o.incident, kind: 'evidence', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { evidence: o.evidence }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
+    const r = await this.deps.store.append({ incident: o.incident, kind: 'evidence', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { evidence: o.evidence }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event, duplicate: r.duplicate } : { error: 'the journal refused the evidence' };
   }
 
   /** A person says the step waits on something outside the runbook: blocked by `person`, with what it waits for. */
-  block(o: { incident: number; step: string; reason: string; actor: Actor; dedupe?: string }): { event: JournalEvent; duplicate: boolean } | { error: string } | { conflict: { by: Actor; at: string; kind: EventKind } } {
-    const view = this.view(o.incident);
+  async block(o: { incident: number; step: string; reason: string; actor: Actor; dedupe?: string }): Promise<{ event: JournalEvent; duplicate: boolean } | { error: string } | { conflict: { by: Actor; at: string; kind: EventKind } }> {
+    const view = await this.view(o.incident);
     const step = view?.steps.find((s) => s.spec.id === o.step);
     if (!view || !step) return { error: `no step "${o.step}" in incident #${o.incident}` };
     const reason = checkText(o.reason, 'what the step waits for', MAX_TEXT);
     if (typeof reason !== 'string') return reason;
-    const broken = brokenChain(this.deps.store, o.incident);
+    const broken = await brokenChain(this.deps.store, o.incident);
     if (broken) return { error: broken };
-    const r = this.deps.store.append(
+    const r = await this.deps.store.append(
       { incident: o.incident, kind: 'step.blocked', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: 'person', refused: step.spec.title, why: reason, instead: '', waitsFor: reason, input: {} }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) },
       { step: o.step, version: step.version },
     );
@@ -268,39 +268,39 @@ export class IncidentService {
   }
 
   /** Asks a second on-call person to let one exact action past one guardrail, for 15 minutes. */
-  requestOverride(o: { incident: number; step: string; guardrail: string; input?: StepInput; reason: string; actor: Actor; dedupe?: string }): { event: JournalEvent; expiresAt: string } | { error: string } {
+  async requestOverride(o: { incident: number; step: string; guardrail: string; input?: StepInput; reason: string; actor: Actor; dedupe?: string }): Promise<{ event: JournalEvent; expiresAt: string } | { error: string }> {
     const g = GUARDRAILS.get(o.guardrail);
     if (!g) return { error: `no guardrail "${o.guardrail}" (guardrails: ${[...GUARDRAILS.keys()].join(', ')})` };
     if (!g.override) return { error: `${g.id} has no override: ${g.lesson}` };
-    const view = this.view(o.incident);
+    const view = await this.view(o.incident);
     const step = view?.steps.find((s) => s.spec.id === o.step);
     if (!view || !step) return { error: `no step "${o.step}" in incident #${o.incident}` };
     const reason = checkText(o.reason, 'a reason for the override', MAX_TEXT);
     if (typeof reason !== 'string') return reason;
-    const broken = brokenChain(this.deps.store, o.incident);
+    const broken = await brokenChain(this.deps.store, o.incident);
     if (broken) return { error: broken };
     const replayed = o.dedupe !== undefined && view.events.some((e) => e.dedupe === o.dedupe);
     const closed = replayed ? null : requestProblem(view, o.step, this.deps.now());
     if (closed) return { error: closed };
     const input: StepInput = o.input ?? blockedInput(step) ?? (step.spec.action ? { action: step.spec.action } : {});
     const expiresAt = new Date(this.deps.now().getTime() + OVERRIDE_TTL_MS).toISOString();
-    const r = this.deps.store.append({ incident: o.incident, kind: 'override.requested', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: g.id, input, reason, expiresAt }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
+    const r = await this.deps.store.append({ incident: o.incident, kind: 'override.requested', actor: o.actor, happenedAt: this.iso(), step: o.step, payload: { guardrail: g.id, input, reason, expiresAt }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event, expiresAt } : { error: 'the journal refused the request' };
   }
 
-  approveOverride(o: { incident: number; request: number; actor: Actor; dedupe?: string }): { event: JournalEvent } | { error: string } {
-    const view = this.view(o.incident);
+  async approveOverride(o: { incident: number; request: number; actor: Actor; dedupe?: string }): Promise<{ event: JournalEvent } | { error: string }> {
+    const view = await this.view(o.incident);
     const req = view?.overrides.find((r) => r.seq === o.request);
     if (!view || !req) return { error: `no override request #${o.request} in incident #${o.incident}` };
     if (req.approved) return { error: `override #${o.request} was already approved by ${actorName(req.approved.by)}` };
-    const broken = brokenChain(this.deps.store, o.incident);
+    const broken = await brokenChain(this.deps.store, o.incident);
     if (broken) return { error: broken };
     const state = overrideState(view, req, this.deps.now());
     if (state.state === 'closed') return { error: `override #${o.request} is closed (${closedWhy(state)}): nothing was approved` };
     const why = approvalProblem(req, o.actor, this.deps.now());
     // Refused approvals are told, not recorded as refusing the request: the right person may still approve it.
     if (why) return { error: why };
-    const r = this.deps.store.append({ incident: o.incident, kind: 'override.approved', actor: o.actor, happenedAt: this.iso(), step: req.step, payload: { request: req.seq, guardrail: req.guardrail, input: req.input }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
+    const r = await this.deps.store.append({ incident: o.incident, kind: 'override.approved', actor: o.actor, happenedAt: this.iso(), step: req.step, payload: { request: req.seq, guardrail: req.guardrail, input: req.input }, ...(o.dedupe ? { dedupe: o.dedupe } : {}) });
     return r.ok ? { event: r.event } : { error: 'the journal refused the approval' };
   }
 
@@ -322,8 +322,8 @@ export class IncidentService {
   }
 
   /** A probe report run from an incident, stored as evidence. */
-  attachReport(id: number, report: ProbeReport, step?: string): JournalEvent | undefined {
-    const r = this.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, ...(step ? { step } : {}), payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
+  async attachReport(id: number, report: ProbeReport, step?: string): Promise<JournalEvent | undefined> {
+    const r = await this.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, ...(step ? { step } : {}), payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
     return r.ok ? r.event : undefined;
   }
 }

@@ -12,13 +12,19 @@ export interface JournalLocation {
 
 export function journalPath(env: NodeJS.ProcessEnv, inventory?: { journal?: string }, inventoryPath?: string, home: () => string = homedir): JournalLocation {
   const fromEnv = env.SEAT_JOURNAL;
-  if (fromEnv) return { path: resolve(fromEnv), from: 'SEAT_JOURNAL' };
+  // A postgres:// URL is the shared journal of replicas (open.ts), taken as written.
+  if (fromEnv) return { path: isUrl(fromEnv) ? fromEnv : resolve(fromEnv), from: 'SEAT_JOURNAL' };
   const named = inventory?.journal;
+  if (named && isUrl(named)) return { path: named, from: 'inventory' };
   if (named) {
     const base = inventoryPath ? dirname(resolve(inventoryPath)) : process.cwd();
     return { path: resolve(base, named), from: 'inventory' };
   }
   return { path: join(stateDir(env, home), 'journal.sqlite'), from: 'state-dir' };
+}
+
+function isUrl(spec: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(spec);
 }
 
 /** seatbelt's folder in XDG's state directory ($XDG_STATE_HOME/seatbelt, else ~/.local/state/seatbelt). */

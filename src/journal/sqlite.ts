@@ -11,7 +11,7 @@ import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, Journal
 import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident } from './store.ts';
+import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore } from './store.ts';
 
 // The step-version queries repeat this text exactly, so SQLite can use the partial index built on
 // it. ORs, not IN: an IN list costs every insert a microsecond more.
@@ -102,7 +102,13 @@ export interface SqliteJournalOptions {
   busyTimeoutMs?: number;
 }
 
+/** The journal in a SQLite file, as every caller uses it: asynchronous over the synchronous core. */
 export function openSqliteJournal(path: string, o: SqliteJournalOptions = {}): JournalStore {
+  return asyncStore(openSqliteCore(path, o));
+}
+
+/** The synchronous core: one call, one transaction. For tests, benches and tools that own the file. */
+export function openSqliteCore(path: string, o: SqliteJournalOptions = {}): SyncJournalStore {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') prepareFile(file);
   const busy = o.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
@@ -265,7 +271,7 @@ const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
 // Canonical JSON has no leading space: valid JSON that starts with { is an object.
 const READABLE = "json_valid(actor) AND substr(actor, 1, 1) = '{' AS actorOk, json_valid(payload) AND substr(payload, 1, 1) = '{' AS payloadOk";
 
-class SqliteJournal implements JournalStore {
+class SqliteJournal implements SyncJournalStore {
   private readonly q;
   private readonly txAppend;
   private readonly txMany;

@@ -16,7 +16,11 @@ export interface OpenIncident {
   dedupe?: string;
 }
 
-export interface JournalStore {
+/**
+ * The SQLite store's synchronous core (sqlite.ts). Callers use JournalStore, which every store
+ * implements asynchronously; this stays underneath so a transaction is one call, never a bridge.
+ */
+export interface SyncJournalStore {
   readonly path: string;
   /** The incident row and its `incident.opened` event (seq 1), in one transaction. */
   openIncident(o: OpenIncident): { incident: Incident; event: JournalEvent; duplicate: boolean };
@@ -47,6 +51,61 @@ export interface JournalStore {
   /** The events whose hash starts with `prefix` (8 to 64 lowercase hex digits): where a head someone kept is now. */
   findHash(prefix: string, incident?: number): HashMatch[];
   close(): void;
+}
+
+/**
+ * The journal as its callers see it: every store (SQLite, PostgreSQL) answers asynchronously, and a
+ * returned promise has resolved only after its transaction committed. Errors are JournalErrors.
+ */
+export interface JournalStore {
+  readonly path: string;
+  /** What kind of store: `sqlite` (a file, embedded) or `postgres` (shared by replicas). */
+  readonly kind: 'sqlite' | 'postgres';
+  openIncident(o: OpenIncident): Promise<{ incident: Incident; event: JournalEvent; duplicate: boolean }>;
+  closeIncident(id: number, actor: Actor, at: string, reason?: string, dedupe?: string): Promise<AppendResult>;
+  setSlackThread(id: number, channel: string, thread: string): Promise<void>;
+  incident(id: number): Promise<Incident | undefined>;
+  incidentByThread(channel: string, thread: string): Promise<Incident | undefined>;
+  /** Newest first. */
+  incidents(o?: { status?: IncidentStatus; limit?: number }): Promise<Incident[]>;
+  newestOpen(): Promise<Incident | undefined>;
+  append(e: EventInput, expect?: StepExpectation): Promise<AppendResult>;
+  appendMany(events: EventInput[]): Promise<JournalEvent[]>;
+  /** In seq order. */
+  events(incident: number, o?: { fromSeq?: number }): Promise<JournalEvent[]>;
+  stepVersion(incident: number, step: string): Promise<{ version: number; last?: JournalEvent }>;
+  verify(incident?: number): Promise<VerifyResult>;
+  findHash(prefix: string, incident?: number): Promise<HashMatch[]>;
+  close(): Promise<void>;
+}
+
+/** The asynchronous face of a synchronous core: each call is one synchronous transaction. */
+export function asyncStore(core: SyncJournalStore): JournalStore {
+  const call = <T>(f: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(f());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  };
+  return {
+    path: core.path,
+    kind: 'sqlite',
+    openIncident: (o) => call(() => core.openIncident(o)),
+    closeIncident: (id, actor, at, reason, dedupe) => call(() => core.closeIncident(id, actor, at, reason, dedupe)),
+    setSlackThread: (id, channel, thread) => call(() => core.setSlackThread(id, channel, thread)),
+    incident: (id) => call(() => core.incident(id)),
+    incidentByThread: (channel, thread) => call(() => core.incidentByThread(channel, thread)),
+    incidents: (o) => call(() => core.incidents(o)),
+    newestOpen: () => call(() => core.newestOpen()),
+    append: (e, expect) => call(() => core.append(e, expect)),
+    appendMany: (events) => call(() => core.appendMany(events)),
+    events: (incident, o) => call(() => core.events(incident, o)),
+    stepVersion: (incident, step) => call(() => core.stepVersion(incident, step)),
+    verify: (incident) => call(() => core.verify(incident)),
+    findHash: (prefix, incident) => call(() => core.findHash(prefix, incident)),
+    close: () => call(() => core.close()),
+  };
 }
 
 /** An event found by its hash. */

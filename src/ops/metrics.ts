@@ -9,7 +9,7 @@ import { labelNames, known, type LabelNames } from './labels.ts';
 import { samplesOf, type Sample, type SiteSamples } from './samples.ts';
 
 /** What the journal says, read at scrape time; null when the bot keeps no journal (the samples are absent). */
-export type JournalFigures = () => { openIncidents: number; decisions: number } | null;
+export type JournalFigures = () => { openIncidents: number; decisions: number } | null | Promise<{ openIncidents: number; decisions: number } | null>;
 
 interface Kept {
   samples: SiteSamples;
@@ -73,10 +73,10 @@ export function createSeatMetrics(fleet: Fleet, journal: JournalFigures = () => 
   // registered only while the journal answers.
   const openIncidents = new Gauge({ name: 'seat_open_incidents', help: 'Incidents open in the journal', registers: [] });
   const decisions = new Counter({ name: 'seat_decisions_total', help: 'Step decisions (done, skipped, blocked) recorded in the journal', registers: [] });
-  const journalSamples = (): void => {
-    let j: ReturnType<JournalFigures>;
+  const journalSamples = async (): Promise<void> => {
+    let j: Awaited<ReturnType<JournalFigures>>;
     try {
-      j = journal();
+      j = await journal();
     } catch {
       j = null;
     }
@@ -101,8 +101,8 @@ export function createSeatMetrics(fleet: Fleet, journal: JournalFigures = () => 
         kept.set(site, { samples: samplesOf(findings, site, names), finishedAt: Number.isFinite(finishedAt) ? finishedAt : 0, durationS: report.durationMs / 1000 });
       }
     },
-    text: () => {
-      journalSamples();
+    text: async () => {
+      await journalSamples();
       return registry.metrics();
     },
   };

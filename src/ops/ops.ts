@@ -47,12 +47,12 @@ export async function startBotOps(fleet: Fleet, o: BotOpsOptions): Promise<BotOp
   if (at && !at.ok) return { ok: false, error: at.error };
   let slack = false;
   const writable = o.writable ?? fileWritable;
-  const metrics = createSeatMetrics(fleet, () => {
+  const metrics = createSeatMetrics(fleet, async () => {
     const store = o.store?.();
     if (!store) return null;
-    const open = store.incidents({ status: 'open' });
+    const open = await store.incidents({ status: 'open' });
     let decisions = 0;
-    for (const i of store.incidents()) decisions += store.events(i.id).filter((e) => STEP_DECISIONS.includes(e.kind)).length;
+    for (const i of await store.incidents()) decisions += (await store.events(i.id)).filter((e) => STEP_DECISIONS.includes(e.kind)).length;
     return { openIncidents: open.length, decisions };
   });
   const ready: Record<string, ReadyCheck> = {

@@ -3,14 +3,14 @@
 import bolt from '@slack/bolt';
 import type { App as BoltApp, Logger } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
-import { runProbe, type ProbeDeps, type ProbeReport } from '../commands/probe.ts';
+import { runProbe, type ProbeDeps, type ProbeReport, type ProbeRequest } from '../commands/probe.ts';
 import { observeReports } from '../ops/observe.ts';
 import { createProbeThread, type ProbeHostKind } from '../commands/probe-thread.ts';
 import { ProbeMemory } from '../probes/memory.ts';
 import { IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
-import { openSqliteJournal } from '../journal/sqlite.ts';
+import { openJournal } from '../journal/open.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { PROBE_GROUPS } from '../probes/types.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
@@ -73,6 +73,10 @@ export interface SeatApp {
   readonly probes: ProbeQueue;
   /** How many probes ran off the acking loop, in the probe process or thread (0 without one). */
   readonly threadedProbes: number;
+  /** Runs one probe through the queue, as a channel probe does (the operations listener's alerts and schedule). */
+  probe(req: ProbeRequest): Promise<ProbeReport>;
+  /** Stops taking Slack's requests (acks stop); stop() later closes the journal. */
+  stopTaking(): Promise<void>;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -135,7 +139,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   let store: JournalStore | undefined;
   /** Opens the journal and reads the runbooks: the incident commands work from here on. */
   const openIncidents = async (path: string): Promise<void> => {
-    const opened = openSqliteJournal(path, { now: clock });
+    const opened = await openJournal(path, { now: clock });
     store = opened;
     let runbooks = opts.runbooks;
     if (!runbooks) {
@@ -172,11 +176,17 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     },
     stop: async () => {
       await app.stop().finally(async () => {
-        store?.close();
+        const closing = store;
         store = undefined;
+        await closing?.close();
         await thread?.close();
       });
     },
+    probe: (req) => ctx.probes.run(() => ctx.runProbe(opts.fleet, req, ctx.probeDeps ?? {})),
+    stopTaking: () => app.stop().then(
+      () => undefined,
+      (err: unknown) => log.warn(`stopping the Slack receiver: ${slackErrorCode(err)}`),
+    ),
     idle: async () => {
       while (running.size > 0) await Promise.all([...running]);
     },

@@ -89,13 +89,13 @@ export async function update(ctx: SeatContext, client: WebClient, channel: strin
 /** The incident's thread: its parent message, posted here (and stored) when it has none yet. */
 export async function ensureThread(ctx: SeatContext, client: WebClient, service: IncidentService, incident: Incident, channel: string, tell: Tell): Promise<{ channel: string; thread: string } | null> {
   if (incident.slack) return incident.slack;
-  const r = await post(ctx, client, channel, undefined, parentMessage(incident, service.view(incident.id), [...service.deps.runbooks.keys()]));
+  const r = await post(ctx, client, channel, undefined, parentMessage(incident, await service.view(incident.id), [...service.deps.runbooks.keys()]));
   if ('error' in r) {
     await tell(`:warning: incident #${incident.id} is in the journal, but could not be posted here (${r.error}): ${slackAdvice(r.error)}.`);
     return null;
   }
   try {
-    service.deps.store.setSlackThread(incident.id, channel, r.ts);
+    await service.deps.store.setSlackThread(incident.id, channel, r.ts);
   } catch (err) {
     ctx.log.warn(`setSlackThread #${incident.id} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -118,7 +118,7 @@ export interface SyncHints {
  */
 export async function syncThread(ctx: SeatContext, client: WebClient, service: IncidentService, id: number, hints: SyncHints = {}): Promise<void> {
   await ctx.threads.serial(id, async () => {
-    const view = service.view(id);
+    const view = await service.view(id);
     const slack = view?.incident.slack;
     if (!view || !slack) return;
     const now = service.deps.now();
@@ -197,7 +197,7 @@ export function conflictText(step: string, by: Actor, at: string, what: string):
  */
 export async function decideInSlack(ctx: SeatContext, client: WebClient, service: IncidentService, d: Decision, msg: StepMessageRef, tell: Tell): Promise<void> {
   if (msg.ts) ctx.threads.adopt(d.incident, `step:${d.step}`, msg.channel, msg.ts);
-  const before = service.view(d.incident);
+  const before = await service.view(d.incident);
   const step = before?.steps.find((s) => s.spec.id === d.step);
   const probing = d.decision === 'done' && step?.spec.kind === 'probe' && isOpen(step) && (d.version === undefined || d.version === step.version);
   const busy = `${d.incident}:${d.step}`;

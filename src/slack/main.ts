@@ -1,6 +1,7 @@
 // The Slack front end's entry (`seat bot`): reads its settings, starts the app, runs until SIGINT or SIGTERM.
 import type { Fleet } from '../inventory/fleet.ts';
 import { journalPath } from '../journal/location.ts';
+import { shownJournal } from '../journal/open.ts';
 import { JournalError, type JournalStore } from '../journal/store.ts';
 import { startBotOps } from '../ops/ops.ts';
 import { readSlackConfig } from './config.ts';
@@ -66,7 +67,7 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   io.stderr.write(`seat bot: ${ops.said}\n`);
   io.stderr.write(
     `seat bot: running on ${fleet.inventory.fleet} (${fleet.siteNames.join(', ')}), ` +
-      `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; journal ${journal.path} (${journal.from}); Ctrl-C stops it\n`,
+      `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; journal ${shownJournal(journal.path)} (${journal.from}); Ctrl-C stops it\n`,
   );
   // A backstop: whatever escapes a listener is logged with its code, and the bot keeps running.
   const backstop = (err: unknown): void => void io.stderr.write(`seat bot: unhandled error (${slackErrorCode(err)}); still running\n`);

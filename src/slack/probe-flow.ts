@@ -45,7 +45,7 @@ export function joinedReply(ctx: Pick<SeatContext, 'probing'>, channel: string, 
 export async function probeIntoMessage(ctx: SeatContext, args: ProbeIntoMessage): Promise<void> {
   const { channel, askedBy } = args;
   // no-poll-dark-site holds here too: a site an open incident found dark is not re-probed in its window; `all` skips it.
-  const gate = darkGate(ctx, args.req.site);
+  const gate = await darkGate(ctx, args.req.site);
   if (!gate.ok) {
     await tell({ respond: args.respond, log: ctx.log }, `:no_entry: ${slackLine(darkRefusal(gate.dark, '/seat', () => WHO), gate.dark.by)}`);
     return;
@@ -142,7 +142,7 @@ export const detectedKey = (channel: string, site: string): string => `${channel
 const WHO = '\u0001who\u0001';
 
 /** The open incidents' dark sites; no journal, no hold (nothing to read it from). */
-function darkGate(ctx: SeatContext, site: string): ProbeGate {
+async function darkGate(ctx: SeatContext, site: string): Promise<ProbeGate> {
   const service = ctx.incidents;
   if ('missing' in service) return { ok: true, skipped: [] };
   return gateProbe(service.deps.store, ctx.fleet, site, service.deps.now());

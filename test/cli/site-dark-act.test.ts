@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCliDrill, type CliDrill } from '../helpers/cli-drill.ts';
-import { openSqliteJournal } from '../../src/journal/sqlite.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
 import { darkReport, examplesFleet } from '../postmortem/incident.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -40,7 +40,7 @@ test('recreate-containers at a site still dark is refused, naming the last probe
   assert.equal((await seat(['incident', 'open', 'fv', 'FV dark: UPS tripped'])).code, 0);
   assert.equal((await seat(['runbook', 'start', 'site-dark'])).code, 0);
   // The probe of the site while it was dark, 20 minutes ago (past no-poll-dark-site's quiet quarter hour).
-  const store = openSqliteJournal(journal);
+  const store = openSqliteCore(journal);
   let dark: number;
   try {
     const at = new Date(Date.now() - 20 * 60_000).toISOString();
@@ -65,7 +65,7 @@ test('recreate-containers at a site still dark is refused, naming the last probe
   assert.equal(done.code, 0, done.out);
   assert.match(done.out, /recorded: recreate-containers done by ana/);
 
-  const check = openSqliteJournal(journal);
+  const check = openSqliteCore(journal);
   try {
     const steps = check.events(1).filter((e) => e.step === 'recreate-containers').map((e) => e.kind);
     assert.deepEqual(steps, ['step.blocked', 'step.done']);

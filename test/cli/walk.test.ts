@@ -162,7 +162,7 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
 
   const store = openSqliteJournal(journal);
   try {
-    const events = store.events(1);
+    const events = await store.events(1);
     const kinds = events.map((e) => `${e.kind}${e.step ? ` ${e.step}` : ''}`);
     assert.deepEqual(kinds.filter((k) => k.startsWith('step.')), [
       'step.done blast-radius',
@@ -193,6 +193,6 @@ test('a whole site-dark walkthrough at the terminal: probes, evidence, refusals,
       powerlog: { gpus: 1, samples: 1, peakW: 312.4, peakAt: '2026/09/13 06:56:04.000', lastWindowMeanW: 312.4, last: '2026/09/13 06:56:04.000', intervalMs: null },
     });
   } finally {
-    store.close();
+    await store.close();
   }
 });

@@ -15,11 +15,11 @@ async function journalWithDarkFv(path: string): Promise<void> {
   start.env.USER = 'ana';
   assert.equal(await runCli(['runbook', 'start', 'site-dark', '--site', 'fv', '--inventory', 'drills/fleet.yaml'], start), 0, start.err());
   const store = openSqliteJournal(path, { now: () => new Date(DARK_AT) });
-  const incident = store.incidents({ status: 'open' })[0]!;
-  const report = store.append({ incident: incident.id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: { findings: fvAddresses(DARK_AT, false) } } });
+  const incident = (await store.incidents({ status: 'open' }))[0]!;
+  const report = await store.append({ incident: incident.id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: { findings: fvAddresses(DARK_AT, false) } } });
   assert.ok(report.ok);
-  store.append({ incident: incident.id, kind: 'step.done', actor: { kind: 'local', name: 'ana' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: report.event.seq } });
-  store.close();
+  await store.append({ incident: incident.id, kind: 'step.done', actor: { kind: 'local', name: 'ana' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: report.event.seq } });
+  await store.close();
 }
 
 function io(journal: string, minutes: number): CliIo & { out(): string; err(): string } {

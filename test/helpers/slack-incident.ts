@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DRILL_BIN, DRILL_INVENTORY } from '../../drills/drill.ts';
 import { startDrillFleet, type DrillFleet } from '../../drills/litellm.ts';
+import { project, type IncidentView } from '../../src/incident/engine.ts';
 import type { JournalEvent } from '../../src/incident/types.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
+import type { SyncJournalStore } from '../../src/journal/store.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
 import { parseInventory } from '../../src/inventory/load.ts';
 import { createSeatApp, type SeatApp } from '../../src/slack/app.ts';
@@ -156,7 +159,10 @@ export interface Harness {
   mark(): Mark;
   /** What was said privately to people (response_url replies, then chat.postEphemeral), since `from`. */
   said(from?: Mark): string[];
+  /** The incident's events as the journal file holds them now (read by a reader of its own). */
   journalEvents(incident: number): JournalEvent[];
+  /** The incident as the journal file holds it now. */
+  viewNow(incident: number): IncidentView;
   stop(): Promise<void>;
 }
 
@@ -190,6 +196,9 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
   inv.settings.deadlineMs = 4000;
   const dir = await mkdtemp(join(tmpdir(), 'seatbelt-slack-incident-'));
   const journal = join(dir, 'journal.sqlite');
+  // The tests read the journal file as a second process would: synchronously, beside the bot's own store.
+  let read: SyncJournalStore | undefined;
+  const reader = (): SyncJournalStore => (read ??= openSqliteCore(journal));
   const logs: string[] = [];
   const sleeps: number[] = [];
   const log = (...m: unknown[]): void => void logs.push(m.join(' '));
@@ -255,9 +264,11 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
       const eph = slack.calls.slice(from.calls).filter((c) => c.method === 'chat.postEphemeral').map((c) => String(c.args.text));
       return [...slack.responses.slice(from.responses).map((r) => String(r.body.text)), ...eph];
     },
-    journalEvents: (incident) => seat.incidents!.deps.store.events(incident),
+    journalEvents: (incident) => reader().events(incident),
+    viewNow: (incident) => project(reader().incident(incident)!, reader().events(incident)),
     stop: async () => {
       await seat.idle();
+      read?.close();
       await seat.stop();
       await drill.stop();
       await files.close();
@@ -402,16 +413,16 @@ export async function runSiteDarkWalkthrough(h: Harness, o: { site?: string; tit
   const service = h.seat.incidents;
   if (!service) throw new Error('the app has no journal');
   await h.command(`incident open ${site} ${o.title ?? 'FV dark: UPS tripped under two loaded cards'}`);
-  const incident = service.deps.store.newestOpen();
+  const incident = await service.deps.store.newestOpen();
   if (!incident) throw new Error('no incident was opened');
   await h.command(`runbook start ${runbook} ${incident.id}`, BEN);
-  const thread = service.deps.store.incident(incident.id)?.slack?.thread;
+  const thread = (await service.deps.store.incident(incident.id))?.slack?.thread;
   if (!thread) throw new Error('the incident has no thread');
   const fileUrl = h.files.add('F0POWERLOG', POWER_LOG);
   h.slack.answer('files.info', { ok: true, file: { id: 'F0POWERLOG', name: 'power.log', size: POWER_LOG.length, mimetype: 'text/plain', url_private_download: fileUrl } });
   const steps: Walked['steps'] = [];
   for (let turn = 0; turn < 40; turn++) {
-    const view = service.view(incident.id)!;
+    const view = (await service.view(incident.id))!;
     const cur = view.steps.find((s) => s.state.state === 'pending' || s.state.state === 'blocked');
     if (!cur) break;
     const message = h.thread(thread).filter((m) => h.buttons(m.ts).some((b) => b.actionId === 'seat_step_done' && JSON.parse(b.value).step === cur.spec.id)).at(-1);
@@ -430,10 +441,10 @@ export async function runSiteDarkWalkthrough(h: Harness, o: { site?: string; tit
       const errors = await h.submit(modal, values, who);
       if (errors) throw new Error(`step ${cur.spec.id}: the modal was refused: ${JSON.stringify(errors)}`);
     }
-    const after = service.view(incident.id)!.steps.find((s) => s.spec.id === cur.spec.id)!;
+    const after = (await service.view(incident.id))!.steps.find((s) => s.spec.id === cur.spec.id)!;
     if (after.state.state !== 'done') throw new Error(`step ${cur.spec.id} is ${after.state.state} after Done: ${JSON.stringify(after.state)}; said: ${h.said().slice(-3).join(' | ')}`);
     steps.push({ id: cur.spec.id, by: who.id });
   }
   await h.command(`incident close ${incident.id} walked through in Slack`);
-  return { incident: incident.id, thread, steps, events: service.deps.store.events(incident.id) };
+  return { incident: incident.id, thread, steps, events: await service.deps.store.events(incident.id) };
 }

@@ -78,11 +78,11 @@ test('site-dark through Slack and through seat walk: the same journal content', 
 
   const store = openSqliteJournal(journal);
   try {
-    assert.deepEqual(facts(store.events(1)), facts(slack.events));
+    assert.deepEqual(facts(await store.events(1)), facts(slack.events));
     const log = slack.events.find((e) => e.kind === 'step.done' && e.step === 'recover-power-log')!;
     assert.equal((log.payload.evidence as { powerlog?: { peakW: number } }).powerlog?.peakW, 600.7, 'the power log was read as it was hashed: 303.4 + 297.3 W');
-    assert.ok(store.verify().ok);
+    assert.ok((await store.verify()).ok);
   } finally {
-    store.close();
+    await store.close();
   }
 });

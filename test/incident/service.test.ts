@@ -39,7 +39,7 @@ async function setup(o: { runbooks?: string } = {}): Promise<{ service: Incident
   const { runbooks } = await loadRunbooks(o.runbooks);
   const service = new IncidentService({ store, fleet, runbooks, now: () => new Date(clock.t) });
   const site = fleet.siteNames[0]!;
-  const opened = service.open({ site, title: 'x', actor: ANA });
+  const opened = await service.open({ site, title: 'x', actor: ANA });
   assert.ok(!('error' in opened));
   return { service, store, clock, id: opened.incident.id };
 }
@@ -60,7 +60,7 @@ test('an edit of the runbook file changes nothing for a running incident until i
     await writeFile(file, text.replace('## Count the restarts', '## Count the restarts (edited)'));
     const { runbooks: today } = await loadRunbooks(folder);
     const later = new IncidentService({ ...service.deps, runbooks: today });
-    const view = later.view(id)!;
+    const view = (await later.view(id))!;
     assert.deepEqual(view.steps.map((s) => s.spec.title), before, 'the incident follows its pinned copy');
     assert.equal(view.pin!.sha256, sha);
     assert.equal(later.pinDrift(view), today.get('gpu-oom-cotenant')!.sha256, 'the drift is said');
@@ -72,9 +72,9 @@ test('an edit of the runbook file changes nothing for a running incident until i
     assert.equal(re.repinned, true);
     assert.equal(re.view.steps[0]!.spec.title, 'Count the restarts (edited)');
     assert.equal(re.view.steps[0]!.state.state, 'done', 'what was decided stays decided');
-    assert.ok(store.verify().ok);
+    assert.ok((await store.verify()).ok);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -87,9 +87,9 @@ test('a step that needs evidence is not done without it; a value is checked agai
     assert.match(none.message, /needs evidence/);
     const wrongKind = await service.decide({ incident: id, step: 'restart-count', decision: 'done', actor: ANA, evidence: { kind: 'yesno', of: 'restart-count', answer: true } });
     assert.ok(!wrongKind.ok && wrongKind.kind === 'invalid');
-    assert.equal(store.events(id).filter((e) => e.kind.startsWith('step.')).length, 0, 'nothing recorded');
+    assert.equal((await store.events(id)).filter((e) => e.kind.startsWith('step.')).length, 0, 'nothing recorded');
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -107,7 +107,7 @@ test('a skip needs a reason; the reason is kept as typed', async () => {
     assert.ok(!long.ok && long.kind === 'invalid');
     assert.match(long.message, /2001 characters; the most is 2000/);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -115,7 +115,7 @@ test('of two people deciding one step from the same version, one wins and the ot
   const { service, store, id } = await setup();
   try {
     await service.pin(id, 'gpu-oom-cotenant', ANA);
-    const version = service.view(id)!.steps.find((s) => s.spec.id === 'sudo-compose')!.version;
+    const version = (await service.view(id))!.steps.find((s) => s.spec.id === 'sudo-compose')!.version;
     const a = await service.decide({ incident: id, step: 'sudo-compose', decision: 'done', actor: ANA, version });
     const b = await service.decide({ incident: id, step: 'sudo-compose', decision: 'skip', actor: BOB, version, reason: 'not needed' });
     assert.ok(a.ok);
@@ -123,9 +123,9 @@ test('of two people deciding one step from the same version, one wins and the ot
     assert.deepEqual(b.by, ANA);
     const again = await service.decide({ incident: id, step: 'sudo-compose', decision: 'done', actor: ANA, version, dedupe: 'same-click' });
     assert.ok(!again.ok);
-    assert.equal(store.events(id).filter((e) => e.step === 'sudo-compose').length, 1);
+    assert.equal((await store.events(id)).filter((e) => e.step === 'sudo-compose').length, 1);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -139,7 +139,7 @@ test('a repeated delivery (same dedupe key) records once', async () => {
     assert.equal(second.duplicate, true);
     assert.equal(second.event.seq, first.event.seq);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -152,11 +152,11 @@ test('an override: not approved by its requester, only for the exact action, by 
     assert.ok(!refused.ok && refused.kind === 'refused');
     assert.equal(refused.refusals[0]!.guardrail, 'measured-margin');
 
-    const req = service.requestOverride({ incident: id, step: 'move-or-resize', guardrail: 'measured-margin', reason: 'training box idle all night', actor: ANA });
+    const req = await service.requestOverride({ incident: id, step: 'move-or-resize', guardrail: 'measured-margin', reason: 'training box idle all night', actor: ANA });
     assert.ok(!('error' in req));
-    assert.deepEqual(service.view(id)!.overrides[0]!.input, { action: 'seat-move', ...input }, 'the request names the exact action refused');
-    assert.match((service.approveOverride({ incident: id, request: req.event.seq, actor: ANA }) as { error: string }).error, /a second on-call person must approve it/);
-    const ok = service.approveOverride({ incident: id, request: req.event.seq, actor: BOB });
+    assert.deepEqual((await service.view(id))!.overrides[0]!.input, { action: 'seat-move', ...input }, 'the request names the exact action refused');
+    assert.match((await service.approveOverride({ incident: id, request: req.event.seq, actor: ANA }) as { error: string }).error, /a second on-call person must approve it/);
+    const ok = await service.approveOverride({ incident: id, request: req.event.seq, actor: BOB });
     assert.ok(!('error' in ok));
 
     const other = await service.decide({ incident: id, step: 'move-or-resize', decision: 'done', actor: ANA, input: { ...input, wantMiB: 42_091 } });
@@ -171,7 +171,7 @@ test('an override: not approved by its requester, only for the exact action, by 
     assert.ok(done.ok, JSON.stringify(done));
     assert.equal(done.event.payload.override, ok.event.seq);
   } finally {
-    store.close();
+    await store.close();
   }
 });
 
@@ -179,13 +179,13 @@ test('an expired request cannot be approved; a guardrail without an override can
   const { service, store, clock, id } = await setup();
   try {
     await service.pin(id, 'site-dark', ANA);
-    const paid = service.requestOverride({ incident: id, step: 'paid-coverage', guardrail: 'no-silent-paid-repoint', reason: 'please', actor: ANA });
+    const paid = await service.requestOverride({ incident: id, step: 'paid-coverage', guardrail: 'no-silent-paid-repoint', reason: 'please', actor: ANA });
     assert.match((paid as { error: string }).error, /no-silent-paid-repoint has no override/);
-    const req = service.requestOverride({ incident: id, step: 'recreate-containers', guardrail: 'recreate-not-restart', input: { action: 'container-change', method: 'restart' }, reason: 'r', actor: ANA });
+    const req = await service.requestOverride({ incident: id, step: 'recreate-containers', guardrail: 'recreate-not-restart', input: { action: 'container-change', method: 'restart' }, reason: 'r', actor: ANA });
     assert.ok(!('error' in req));
     clock.t += 15 * 60_000 + 1;
-    assert.match((service.approveOverride({ incident: id, request: req.event.seq, actor: BOB }) as { error: string }).error, /expired at 2026-09-13T07:15:00.000Z/);
+    assert.match((await service.approveOverride({ incident: id, request: req.event.seq, actor: BOB }) as { error: string }).error, /expired at 2026-09-13T07:15:00.000Z/);
   } finally {
-    store.close();
+    await store.close();
   }
 });

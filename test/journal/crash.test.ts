@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { openSqliteJournal } from '../../src/journal/sqlite.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'seatbelt-crash-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,7 +41,7 @@ async function killedWriter(path: string, ms: number): Promise<{ seqs: number[];
 
 test('SIGKILL at random moments loses no committed event and breaks neither the chain nor the file', async () => {
   const path = join(dir, 'journal.sqlite');
-  const j = openSqliteJournal(path);
+  const j = openSqliteCore(path);
   j.openIncident({ site: 'fv', title: 'crash drill', actor: { kind: 'system' }, at: new Date().toISOString(), drill: true });
   j.close();
   const reported: number[] = [];
@@ -54,7 +54,7 @@ test('SIGKILL at random moments loses no committed event and breaks neither the 
     reported.push(...seqs);
   }
   assert.ok(reported.length >= RUNS, `the writers reported only ${reported.length} commits in ${RUNS} runs`);
-  const store = openSqliteJournal(path);
+  const store = openSqliteCore(path);
   try {
     const present = new Set(store.events(1).map((e) => e.seq));
     const lost = reported.filter((s) => !present.has(s));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Actor } from '../../src/incident/types.ts';
 import { hashStored } from '../../src/journal/chain.ts';
-import { openSqliteJournal } from '../../src/journal/sqlite.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
 import { JournalError } from '../../src/journal/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'seatbelt-projection-'));
@@ -24,7 +24,7 @@ let files = 0;
 /** Incident 1 (a DRILL, open) and 2 (closed), six events each before the close. */
 function journal(): string {
   const path = join(dir, `j${++files}.sqlite`);
-  const j = openSqliteJournal(path, { now: () => new Date(at) });
+  const j = openSqliteCore(path, { now: () => new Date(at) });
   for (const [title, drill] of [['fv dark', true], ['ana gateway', false]] as const) {
     const id = j.openIncident({ site: 'fv', title, actor: ana, at, drill }).incident.id;
     for (let n = 2; n <= 6; n++) j.append({ incident: id, kind: 'note', actor: ana, happenedAt: at, payload: { text: `note ${n}` } });
@@ -39,8 +39,8 @@ function shell(path: string, sql: string): string {
   return execFileSync(SQLITE3, [path, sql], { encoding: 'utf8', stdio: 'pipe' });
 }
 
-function withJournal<T>(path: string, fn: (j: ReturnType<typeof openSqliteJournal>) => T): T {
-  const j = openSqliteJournal(path, { now: () => new Date(at) });
+function withJournal<T>(path: string, fn: (j: ReturnType<typeof openSqliteCore>) => T): T {
+  const j = openSqliteCore(path, { now: () => new Date(at) });
   try {
     return fn(j);
   } finally {

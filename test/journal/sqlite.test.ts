@@ -9,8 +9,8 @@ import Database from 'better-sqlite3';
 import type { Actor, EventInput } from '../../src/incident/types.ts';
 import { GENESIS, hashEvent } from '../../src/journal/chain.ts';
 import { canonicalJson } from '../../src/probes/canonical.ts';
-import { JOURNAL_SCHEMA_VERSION, openSqliteJournal } from '../../src/journal/sqlite.ts';
-import { JournalError, type JournalStore } from '../../src/journal/store.ts';
+import { JOURNAL_SCHEMA_VERSION, openSqliteCore } from '../../src/journal/sqlite.ts';
+import { JournalError, type SyncJournalStore } from '../../src/journal/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'seatbelt-journal-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,12 +20,12 @@ const ben: Actor = { kind: 'local', name: 'ben' };
 let files = 0;
 
 /** A fresh journal on a clock that ticks one second per read. */
-function fresh(): JournalStore {
+function fresh(): SyncJournalStore {
   let t = Date.parse('2025-03-01T14:00:00.000Z');
-  return openSqliteJournal(join(dir, `j${++files}`, 'journal.sqlite'), { now: () => new Date((t += 1000)) });
+  return openSqliteCore(join(dir, `j${++files}`, 'journal.sqlite'), { now: () => new Date((t += 1000)) });
 }
 
-function opened(j: JournalStore, title = 'fv dark after the storm'): number {
+function opened(j: SyncJournalStore, title = 'fv dark after the storm'): number {
   return j.openIncident({ site: 'fv', title, actor: ana, at: '2025-03-01T13:59:00.000Z', drill: false }).incident.id;
 }
 
@@ -33,7 +33,7 @@ const at = '2025-03-01T14:05:00.000Z';
 const note = (incident: number, text: string, more: Partial<EventInput> = {}): EventInput => ({ incident, kind: 'note', actor: ana, happenedAt: at, payload: { text }, ...more });
 const done = (incident: number, actor: Actor, dedupe?: string): EventInput => ({ incident, kind: 'step.done', actor, happenedAt: at, step: 'power-log', payload: { evidence: { kind: 'value', of: 'power-log', value: 'ok' } }, ...(dedupe ? { dedupe } : {}) });
 
-function appended(j: JournalStore, e: EventInput) {
+function appended(j: SyncJournalStore, e: EventInput) {
   const r = j.append(e);
   assert.ok(r.ok, 'append refused');
   return r.event;
@@ -88,7 +88,7 @@ test('free text round-trips byte for byte: emoji, quotes, right-to-left, newline
   const long = 'ش🙂"\n'.repeat(2000); // 10,000 characters, well over 10 KB in UTF-8
   const e = appended(j, note(id, long));
   j.close();
-  const again = openSqliteJournal(j.path);
+  const again = openSqliteCore(j.path);
   assert.equal(again.incident(id)?.title, title);
   const [first, second] = again.events(id);
   assert.equal(first?.payload.title, title);
@@ -115,7 +115,7 @@ test('the stored payload is canonicalJson of what was given, to the byte', () =>
   const stored = db.prepare('SELECT payload FROM events WHERE incident = ? AND seq > 1 ORDER BY seq').pluck().all(id);
   db.close();
   assert.deepEqual(stored, payloads.map((p) => canonicalJson(p)));
-  const again = openSqliteJournal(j.path);
+  const again = openSqliteCore(j.path);
   for (const e of again.events(id)) assert.equal(hashEvent(e), e.hash);
   assert.equal(again.events(id)[4]?.payload.s, 'lone \uD800 surrogate stays escaped');
   again.close();
@@ -307,7 +307,7 @@ test('appendMany hands back what reads back: the caller\'s payload when exact, a
 test('two connections on one file take turns; one held too long is reported as busy, nothing written', () => {
   const j = fresh();
   const id = opened(j);
-  const other = openSqliteJournal(j.path, { busyTimeoutMs: 50 });
+  const other = openSqliteCore(j.path, { busyTimeoutMs: 50 });
   assert.equal(appended(other, note(id, 'from the terminal')).seq, 2);
   assert.equal(appended(j, note(id, 'from the bot')).seq, 3);
   const holder = new Database(j.path);
@@ -327,7 +327,7 @@ test('pragmas: WAL, synchronous FULL, a busy timeout, foreign keys; a private fo
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   db.close();
   // synchronous, busy_timeout and foreign_keys are per connection: read them on the store's own.
-  const store = openSqliteJournal(j.path) as unknown as { db: Database.Database; close(): void };
+  const store = openSqliteCore(j.path) as unknown as { db: Database.Database; close(): void };
   assert.equal(store.db.pragma('synchronous', { simple: true }), 2);
   assert.equal(store.db.pragma('busy_timeout', { simple: true }), 5000);
   assert.equal(store.db.pragma('foreign_keys', { simple: true }), 1);
@@ -344,7 +344,7 @@ test('migrations: a fresh file gets the current version; a newer file is refused
   db.pragma(`user_version = ${JOURNAL_SCHEMA_VERSION + 1}`);
   db.close();
   assert.throws(
-    () => openSqliteJournal(j.path),
+    () => openSqliteCore(j.path),
     (e: unknown) => e instanceof JournalError && e.code === 'journal_newer' && e.message.includes(`schema version ${JOURNAL_SCHEMA_VERSION + 1}, written by a newer seatbelt; this one knows up to version ${JOURNAL_SCHEMA_VERSION}`),
   );
   const check = new Database(j.path);
@@ -357,6 +357,6 @@ test('a file that is not a journal is refused in words, not a stack trace', () =
   const db = new Database(other);
   db.exec('CREATE TABLE bookmarks (url TEXT)');
   db.close();
-  assert.throws(() => openSqliteJournal(other), /not a seatbelt journal: it holds other tables \(bookmarks\)/);
-  assert.throws(() => openSqliteJournal(dir), /not a regular file/);
+  assert.throws(() => openSqliteCore(other), /not a seatbelt journal: it holds other tables \(bookmarks\)/);
+  assert.throws(() => openSqliteCore(dir), /not a regular file/);
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Actor } from '../../src/incident/types.ts';
 import { hashStored } from '../../src/journal/chain.ts';
-import { openSqliteJournal } from '../../src/journal/sqlite.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'seatbelt-tamper-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,7 +21,7 @@ let files = 0;
 /** Two incidents of six events each, closed again so the shell is the only writer. */
 function journal(): string {
   const path = join(dir, `j${++files}.sqlite`);
-  const j = openSqliteJournal(path, { now: () => new Date(at) });
+  const j = openSqliteCore(path, { now: () => new Date(at) });
   for (const title of ['fv dark', 'ana gateway']) {
     const id = j.openIncident({ site: 'fv', title, actor: ana, at, drill: false }).incident.id;
     for (let n = 2; n <= 6; n++) j.append({ incident: id, kind: 'note', actor: ana, happenedAt: at, payload: { text: `note ${n}` } });
@@ -38,7 +38,7 @@ function shell(path: string, sql: string, ...flags: string[]): string {
 const NO_TRIGGERS = 'DROP TRIGGER events_no_update; DROP TRIGGER events_no_delete;';
 
 function verified(path: string, incident?: number) {
-  const j = openSqliteJournal(path);
+  const j = openSqliteCore(path);
   try {
     return j.verify(incident);
   } finally {

@@ -1,11 +1,11 @@
 // The crash test's writer: appends decisions to incident 1 of the journal named in argv, one per
 // transaction, and prints each seq only after append() has returned (committed), until killed.
 import { writeSync } from 'node:fs';
-import { openSqliteJournal } from '../../src/journal/sqlite.ts';
+import { openSqliteCore } from '../../src/journal/sqlite.ts';
 
 const path = process.argv[2];
 if (!path) throw new Error('usage: writer-child.ts <journal>');
-const j = openSqliteJournal(path);
+const j = openSqliteCore(path);
 writeSync(1, 'ready\n');
 // Bounded, in case the parent dies before it kills us.
 const until = Date.now() + 10_000;

@@ -80,8 +80,8 @@ test('headless Chromium renders the timeline and the SVG charts of the HTML expo
     t.skip(`no chromium: none of ${BROWSERS.join(', ')} on PATH`);
     return;
   }
-  const view = s.service.view(s.id)!;
-  const v = s.store.verify(s.id);
+  const view = (await s.service.view(s.id))!;
+  const v = await s.store.verify(s.id);
   assert.ok(v.ok);
   const file = join(dir, 'postmortem.html');
   const wrote = await writeDocument(file, renderPostmortem(view, { format: 'html', head: v.heads.get(s.id)!, now: EXPORTED_AT, fleet: s.fleet }));

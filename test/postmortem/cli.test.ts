@@ -18,7 +18,7 @@ let s: Scripted;
 
 before(async () => {
   s = await scriptSiteDark();
-  s.store.close(); // the terminal opens the file itself, as another process would
+  await s.store.close(); // the terminal opens the file itself, as another process would
 });
 after(async () => {
   await s?.close();

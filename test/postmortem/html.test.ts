@@ -15,8 +15,8 @@ let doc: string;
 
 before(async () => {
   s = await scriptSiteDark();
-  view = s.service.view(s.id)!;
-  const v = s.store.verify(s.id);
+  view = (await s.service.view(s.id))!;
+  const v = await s.store.verify(s.id);
   assert.ok(v.ok);
   head = v.heads.get(s.id)!;
   doc = renderPostmortem(view, { format: 'html', head, now: EXPORTED_AT, fleet: s.fleet });

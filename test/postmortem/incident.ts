@@ -75,7 +75,7 @@ export async function openJournal(prefix = 'seatbelt-export-', o: { probe?: (sit
     service,
     close: async () => {
       try {
-        store.close();
+        await store.close();
       } catch {
         // already closed by the test
       }
@@ -220,23 +220,23 @@ export async function scriptSiteDark(): Promise<Scripted> {
   };
 
   clock.at('07:02:00');
-  const id = must(service.open({ site: 'fv', title: 'FV dark: UPS tripped under two loaded cards', actor: ANA, drill: false })).incident.id;
+  const id = must(await service.open({ site: 'fv', title: 'FV dark: UPS tripped under two loaded cards', actor: ANA, drill: false })).incident.id;
   clock.at('07:02:05');
-  service.attachReport(id, darkReport(fleet, `${DAY}T07:01:20.000Z`));
+  await service.attachReport(id, darkReport(fleet, `${DAY}T07:01:20.000Z`));
   clock.at('07:03:00');
   must(await service.pin(id, 'site-dark', ANA));
   clock.at('07:04:00');
-  must(service.note(id, 'called the site: Jo is driving over', ANA));
+  must(await service.note(id, 'called the site: Jo is driving over', ANA));
   clock.at('07:06:00');
-  const blame = must(service.note(id, 'Bob failed to notice the UPS alarm yesterday', BOB)).event.seq;
+  const blame = must(await service.note(id, 'Bob failed to notice the UPS alarm yesterday', BOB)).event.seq;
   clock.at('07:07:00');
-  store.append({ incident: id, kind: 'correction', actor: BOB, happenedAt: clock.iso(), amends: blame, payload: { text: 'The UPS alarm went to a mailbox nobody reads' } });
+  await store.append({ incident: id, kind: 'correction', actor: BOB, happenedAt: clock.iso(), amends: blame, payload: { text: 'The UPS alarm went to a mailbox nobody reads' } });
   // Past no-poll-dark-site's quiet quarter hour after the dark report: the site is probed again, still dark.
   clock.at('07:17:00');
   queue.push((only) => darkReport(fleet, clock.iso(), only));
   await decide('blast-radius', ANA);
   clock.at('07:20:00');
-  store.append({ incident: id, kind: 'evidence', actor: ANA, happenedAt: clock.iso(), step: 'no-polling', payload: { evidence: { kind: 'yesno', of: 'ups-reset', answer: true } } });
+  await store.append({ incident: id, kind: 'evidence', actor: ANA, happenedAt: clock.iso(), step: 'no-polling', payload: { evidence: { kind: 'yesno', of: 'ups-reset', answer: true } } });
   clock.at('07:21:00');
   queue.push((only) => backReport(fleet, clock.iso(), { watts: 612, charge: 41, flash: 95_000, down: new Set(['gen-large']), ...(only ? { only } : {}) }));
   await decide('no-polling', ANA);
@@ -257,18 +257,18 @@ export async function scriptSiteDark(): Promise<Scripted> {
   clock.at('07:50:00');
   await decide('recreate-containers', ANA, { input: { method: 'restart' } });
   clock.at('07:51:00');
-  const req = must(service.requestOverride({ incident: id, step: 'recreate-containers', guardrail: 'recreate-not-restart', reason: 'compose file lost with the host; labels unchanged since creation', actor: ANA }));
+  const req = must(await service.requestOverride({ incident: id, step: 'recreate-containers', guardrail: 'recreate-not-restart', reason: 'compose file lost with the host; labels unchanged since creation', actor: ANA }));
   clock.at('07:52:00');
-  must(service.approveOverride({ incident: id, request: req.event.seq, actor: BOB }));
+  must(await service.approveOverride({ incident: id, request: req.event.seq, actor: BOB }));
   clock.at('07:53:00');
   await decide('recreate-containers', ANA, { input: { method: 'restart' } });
   clock.at('08:05:00');
-  service.attachReport(id, backReport(fleet, clock.iso(), { watts: 540, charge: 78, flash: 90_000 }));
+  await service.attachReport(id, backReport(fleet, clock.iso(), { watts: 540, charge: 78, flash: 90_000 }));
   clock.at('08:06:00');
   await decide('seat-reachable', BOB, { input: { seat: 'gen' } });
   clock.at('08:10:00');
-  must(service.close(id, BOB, 'UPS reset by Jo; every seat answers from outside'));
-  const view = service.view(id)!;
+  must(await service.close(id, BOB, 'UPS reset by Jo; every seat answers from outside'));
+  const view = (await service.view(id))!;
   const open = view.steps.filter((s) => s.state.state !== 'done' && s.state.state !== 'skipped');
   if (open.length > 0) throw new Error(`steps left open: ${open.map((s) => `${s.spec.id} ${JSON.stringify(s.state)}`).join('; ')}`);
   return { ...j, id };

@@ -23,8 +23,8 @@ const seqOf = (kind: string, match: (p: Record<string, unknown>, step?: string) 
 
 before(async () => {
   s = await scriptSiteDark();
-  view = s.service.view(s.id)!;
-  const verified = s.store.verify(s.id);
+  view = (await s.service.view(s.id))!;
+  const verified = await s.store.verify(s.id);
   assert.ok(verified.ok, 'the scripted journal verifies');
   head = verified.heads.get(s.id)!;
   md = renderPostmortem(view, { format: 'md', head, now: EXPORTED_AT, fleet: s.fleet });
@@ -42,10 +42,10 @@ test('the Markdown postmortem of the scripted incident is the golden file, byte 
 test('the same journal and clock give the same bytes', async () => {
   const again = await scriptSiteDark();
   try {
-    const v = again.store.verify(again.id);
+    const v = await again.store.verify(again.id);
     assert.ok(v.ok);
     assert.equal(v.heads.get(again.id), head, 'a scripted journal on a fixed clock has one head hash');
-    assert.equal(renderPostmortem(again.service.view(again.id)!, { format: 'md', head, now: EXPORTED_AT, fleet: again.fleet }), md);
+    assert.equal(renderPostmortem((await again.service.view(again.id))!, { format: 'md', head, now: EXPORTED_AT, fleet: again.fleet }), md);
   } finally {
     await again.close();
   }
@@ -121,10 +121,10 @@ test('probe snapshots: aliases down by host, GPU memory declared vs measured, th
 });
 
 test('a drill incident says DRILL at the top', async () => {
-  const id = (s.service.open({ site: 'ana', title: 'Tuesday drill', actor: { kind: 'local', name: 'ana' }, drill: true }) as { incident: { id: number } }).incident.id;
-  const v = s.store.verify(id);
+  const id = (await s.service.open({ site: 'ana', title: 'Tuesday drill', actor: { kind: 'local', name: 'ana' }, drill: true }) as { incident: { id: number } }).incident.id;
+  const v = await s.store.verify(id);
   assert.ok(v.ok);
-  const out = renderPostmortem(s.service.view(id)!, { format: 'md', head: v.heads.get(id)!, now: EXPORTED_AT });
+  const out = renderPostmortem((await s.service.view(id))!, { format: 'md', head: v.heads.get(id)!, now: EXPORTED_AT });
   const lines = out.split('\n');
   assert.equal(lines[0], '# DRILL — Postmortem: Tuesday drill');
   assert.match(lines[2] ?? '', /^> \*\*DRILL\*\* — /);

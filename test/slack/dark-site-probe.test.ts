@@ -30,13 +30,13 @@ test('/seat probe fv and Probe again are refused while an open incident holds fv
   // The incident: site-dark pinned, its blast radius probed by ana, every fv address dark.
   const service = h.seat.incidents!;
   const actor = { kind: 'slack' as const, id: ANA.id, name: ANA.name };
-  const opened = service.open({ site: 'fv', title: 'fv dark', actor });
+  const opened = await service.open({ site: 'fv', title: 'fv dark', actor });
   assert.ok('incident' in opened);
   const id = opened.incident.id;
   assert.ok(!('error' in (await service.pin(id, 'site-dark', actor))));
-  const r = service.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: { findings: fvAddresses(DARK_AT, false) } } });
+  const r = await service.deps.store.append({ incident: id, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: { findings: fvAddresses(DARK_AT, false) } } });
   assert.ok(r.ok);
-  service.deps.store.append({ incident: id, kind: 'step.done', actor, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: r.event.seq } });
+  await service.deps.store.append({ incident: id, kind: 'step.done', actor, happenedAt: DARK_AT, step: 'blast-radius', payload: { report: r.event.seq } });
   clock = Date.parse(DARK_AT) + 6 * 60_000;
 
   const calls = h.log.length;

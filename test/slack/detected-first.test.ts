@@ -23,12 +23,12 @@ test('Start runbook from a probe report: the report is the incident’s first fi
   assert.ok(report);
   await h.click(h.buttons(report[0]).find((b) => b.actionId === 'seat_runbook_start')!, ANA);
   await h.seat.idle();
-  const incident = h.seat.incidents!.deps.store.newestOpen()!;
+  const incident = (await h.seat.incidents!.deps.store.newestOpen())!;
   const events = h.journalEvents(incident.id);
   assert.deepEqual(events.slice(0, 3).map((e) => e.kind), ['incident.opened', 'probe.report', 'runbook.pinned']);
   const detected = events[1]!;
   assert.ok(detected.happenedAt <= incident.openedAt, `${detected.happenedAt} ≤ ${incident.openedAt}`);
-  const view = h.seat.incidents!.view(incident.id)!;
+  const view = (await h.seat.incidents!.view(incident.id))!;
   const snaps = view.events.map(snapshotOf).filter((s) => s !== null);
   const times = timesOf(phasesOf(view, snaps));
   assert.ok(times.detect !== null && times.detect >= 0, `time to detect ${String(times.detect)} s`);

@@ -29,7 +29,7 @@ test('seed 004 pasted: the KV-cache error is read with its numbers and the boot-
   assert.match(said, /46,?528/);
   assert.match(said, /order|ordering/i);
   assert.ok(!said.includes('<!channel>'), 'a mention in the paste is escaped');
-  assert.equal(h.seat.incidents!.deps.store.incidents().length, 0, 'nothing recorded');
+  assert.equal((await h.seat.incidents!.deps.store.incidents()).length, 0, 'nothing recorded');
 });
 
 test('an empty paste is told what to paste', async () => {
@@ -41,7 +41,7 @@ test('an empty paste is told what to paste', async () => {
 
 test('in a channel with an open incident, the diagnosis goes in its thread, for everyone on it', async () => {
   await h.command('incident open fv brutus will not boot', ANA);
-  const incident = h.seat.incidents!.deps.store.newestOpen()!;
+  const incident = (await h.seat.incidents!.deps.store.newestOpen())!;
   const thread = incident.slack!.thread;
   const before = h.thread(thread).length;
   const mark = h.mark();

@@ -23,13 +23,13 @@ const reEsc = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 test('site-dark by two people in Slack: one message per step, approvals as state, the checklist equals the journal', { timeout: 120_000 }, async () => {
   const service = h.seat.incidents!;
   await h.command('incident open fv FV dark: UPS tripped under two loaded cards', ANA);
-  const id = service.deps.store.newestOpen()!.id;
+  const id = (await service.deps.store.newestOpen())!.id;
   await h.command(`runbook start site-dark ${id}`, BEN);
-  const thread = service.deps.store.incident(id)!.slack!.thread;
+  const thread = (await service.deps.store.incident(id))!.slack!.thread;
   const fileUrl = h.files.add('F0POWERLOG', POWER_LOG);
   h.slack.answer('files.info', { ok: true, file: { id: 'F0POWERLOG', name: 'power.log', size: POWER_LOG.length, mimetype: 'text/plain', url_private_download: fileUrl } });
 
-  const view = () => service.view(id)!;
+  const view = () => h.viewNow(id);
   const titleOf = (step: string): string => view().steps.find((s) => s.spec.id === step)!.spec.title;
   const messagesOf = (step: string) => h.thread(thread).filter((m) => new RegExp(`Step \\d+ of \\d+ · ${reEsc(escTitle(titleOf(step)))}\\*`).test(JSON.stringify(m.blocks)));
   const only = (step: string) => {
@@ -192,5 +192,5 @@ test('site-dark by two people in Slack: one message per step, approvals as state
   });
   assert.match(lines, /backup|method `restart`/);
   assert.match(lines, /bank `battery` · load 800 W/);
-  assert.ok(service.deps.store.verify(id).ok);
+  assert.ok((await service.deps.store.verify(id)).ok);
 });

@@ -17,14 +17,14 @@ after(async () => {
 });
 
 const service = () => h.seat.incidents!;
-const newest = () => service().deps.store.newestOpen()!;
+const newest = async () => (await service().deps.store.newestOpen())!;
 
 test('incident open: acked at once, the parent message posted, the thread stored; runbook start posts the first step in it', async () => {
   const before = h.log.length;
   const res = await h.command('incident open fv gateway answers 500 on every alias');
   assert.equal(res.status, 200);
   assert.equal(res.body, null, 'acked with nothing to say');
-  const incident = newest();
+  const incident = (await newest());
   assert.equal(incident.title, 'gateway answers 500 on every alias');
   assert.deepEqual(incident.openedBy, { kind: 'slack', id: ANA.id, name: ANA.name });
   const posts = h.log.slice(before).filter((c) => c.method === 'chat.postMessage');
@@ -52,7 +52,7 @@ test('free text is data: <!channel>, *bold*, backticks, emoji and any language a
   const title = 'Ünïcödé 電源が落ちた 🔥 <!channel> *bold* _it_ ~no~ `code` & :fire:';
   const before = h.log.length;
   await h.command(`incident open fv ${typed}`);
-  const incident = newest();
+  const incident = (await newest());
   assert.equal(incident.title, title, 'stored as typed');
   const post = h.log.slice(before).find((c) => c.method === 'chat.postMessage')!;
   const blocks = post.args.blocks as { type: string; text?: { type: string; text: string; emoji?: boolean } }[];
@@ -63,7 +63,7 @@ test('free text is data: <!channel>, *bold*, backticks, emoji and any language a
   assert.match(String(post.args.text), /&lt;!channel&gt;/);
 
   await h.command(`note --incident ${incident.id} ping &lt;!here&gt; *now* 🚨`);
-  const note = service().deps.store.events(incident.id).find((e) => e.kind === 'note');
+  const note = (await service().deps.store.events(incident.id)).find((e) => e.kind === 'note');
   assert.equal(note?.payload.text, 'ping <!here> *now* 🚨');
   const line = h.thread(incident.slack!.thread).at(-1)!;
   assert.ok(!JSON.stringify(line.blocks).includes('"type":"mrkdwn","text":"ping'), 'the note is not mrkdwn');
@@ -71,16 +71,16 @@ test('free text is data: <!channel>, *bold*, backticks, emoji and any language a
 });
 
 test('only the on-call people record; anyone the channel allows may read', async () => {
-  const incidents = service().deps.store.incidents().length;
+  const incidents = (await service().deps.store.incidents()).length;
   const said = h.mark();
   const open = await h.command('incident open fv visitor thinks it is down', VISITOR);
   assert.equal(open.status, 200);
-  assert.equal(service().deps.store.incidents().length, incidents, 'nothing recorded');
+  assert.equal((await service().deps.store.incidents()).length, incidents, 'nothing recorded');
   assert.match(h.said(said).join('\n'), /:no_entry: only the on-call people may record decisions: <@U0ONCALL01>, <@U0ONCALL02>/);
 
   const n = h.mark();
   await h.command('incident list', VISITOR);
-  await h.command(`journal ${newest().id}`, VISITOR);
+  await h.command(`journal ${(await newest()).id}`, VISITOR);
   await h.command('runbook list', VISITOR);
   const replies = h.slack.responses.slice(-3).map((r) => r.body);
   assert.equal(h.said(n).length, 3);
@@ -96,9 +96,9 @@ test('bad input gets the error or usage privately, never a stack trace', async (
   assert.match(String(mars.body?.text), /unknown site "mars"/);
   assert.match(String(mars.body?.text), /usage: \/seat/);
   const said = h.mark();
-  await h.command(`step done no-such-step --incident ${newest().id}`);
+  await h.command(`step done no-such-step --incident ${(await newest()).id}`);
   await h.command('override approve 999 --incident 999');
-  await h.command(`runbook start no-such-runbook ${newest().id}`);
+  await h.command(`runbook start no-such-runbook ${(await newest()).id}`);
   const replies = h.said(said);
   assert.equal(replies.length, 3);
   assert.match(replies[0]!, /^:x: incident #\d+ has no runbook yet|^:x: runbook \S+ has no step "no-such-step"/);
@@ -108,14 +108,14 @@ test('bad input gets the error or usage privately, never a stack trace', async (
 });
 
 test('a replayed /seat incident open (same trigger_id) opens one incident', async () => {
-  const before = service().deps.store.incidents().length;
+  const before = (await service().deps.store.incidents()).length;
   const posts = h.log.filter((c) => c.method === 'chat.postMessage').length;
   const body = slashCommandBody({ text: 'incident open fv replayed once', responseUrl: `${h.slack.base}/response/replay`, triggerId: '9001.replayed' });
   const ts = Math.floor(Date.now() / 1000);
   await signedPost(h.events, body, { secret: SECRET, timestamp: ts });
   await signedPost(h.events, body, { secret: SECRET, timestamp: ts });
   await h.seat.idle();
-  assert.equal(service().deps.store.incidents().length, before + 1);
+  assert.equal((await service().deps.store.incidents()).length, before + 1);
   assert.equal(h.log.filter((c) => c.method === 'chat.postMessage').length, posts + 1, 'one parent message');
 });
 
@@ -127,40 +127,40 @@ test('journal verify answers privately that the chain holds', async () => {
 
 test('typed step verbs: evidence, a block, a skip, a refusal, an override asked and approved by someone else', async () => {
   await h.command('incident open fv typed verbs');
-  const id = newest().id;
+  const id = (await newest()).id;
   await h.command(`runbook start site-dark ${id}`);
-  const thread = newest().slack!.thread;
-  const state = (step: string) => service().view(id)!.steps.find((s) => s.spec.id === step)!.state;
+  const thread = (await newest()).slack!.thread;
+  const state = async (step: string) => (await service().view(id))!.steps.find((s) => s.spec.id === step)!.state;
   await h.command(`step evidence no-polling --incident ${id} --yes`);
-  const ev = service().deps.store.events(id).find((e) => e.kind === 'evidence');
+  const ev = (await service().deps.store.events(id)).find((e) => e.kind === 'evidence');
   assert.deepEqual(ev?.payload.evidence, { kind: 'yesno', of: 'ups-reset', answer: true });
   await h.command(`step block blast-radius --incident ${id} waiting for the gateway host to boot`, BEN);
-  assert.equal(state('blast-radius').state, 'blocked');
+  assert.equal((await state('blast-radius')).state, 'blocked');
   await h.command(`step skip blast-radius --incident ${id} gateway host is dark too`);
-  assert.equal(state('blast-radius').state, 'skipped');
+  assert.equal((await state('blast-radius')).state, 'skipped');
   // no-polling has its evidence already: a typed Done runs its probe and records it.
   await h.command(`step done no-polling --incident ${id}`);
-  assert.equal(state('no-polling').state, 'done');
-  assert.ok(service().deps.store.events(id).some((e) => e.kind === 'probe.report' && e.step === 'no-polling'));
+  assert.equal((await state('no-polling')).state, 'done');
+  assert.ok((await service().deps.store.events(id)).some((e) => e.kind === 'probe.report' && e.step === 'no-polling'));
   await h.command(`step skip paid-coverage --incident ${id} no coverage: told the users in #fv-users`);
   await h.command(`step skip recover-power-log --incident ${id} the log is on a drive in the dark rack`);
   // No power log: the typed Done is refused, and the refusal is posted in the thread with its buttons.
   await h.command(`step done ups-rating --incident ${id} --load-w 1400`, BEN);
-  assert.equal(state('ups-rating').state, 'blocked');
+  assert.equal((await state('ups-rating')).state, 'blocked');
   const refused = h.thread(thread).at(-1)!;
   assert.match(JSON.stringify(refused.blocks), /Refused by power-log-first/);
   assert.deepEqual(h.buttons(refused.ts).map((b) => b.text), ['Done', 'Skip', 'Evidence', 'Ask for override']);
   const said = h.mark();
   await h.command(`override request ups-rating power-log-first --incident ${id} the vendor quote is due today`, BEN);
-  const seq = service().view(id)!.overrides.at(-1)!.seq;
+  const seq = (await service().view(id))!.overrides.at(-1)!.seq;
   assert.match(JSON.stringify(h.thread(thread).at(-1)!.blocks), /with `action=power-sizing loadW=1400`/);
   await h.command(`override approve ${seq} --incident ${id}`, BEN);
   assert.match(h.said(said).join('\n'), /ben asked for this override: a second on-call person must approve it/);
   await h.command(`override approve ${seq} --incident ${id}`, ANA);
-  assert.ok(service().view(id)!.overrides.at(-1)!.approved);
+  assert.ok((await service().view(id))!.overrides.at(-1)!.approved);
   await h.command(`step done ups-rating --incident ${id} --load-w 1400`, BEN);
-  const done = state('ups-rating');
+  const done = (await state('ups-rating'));
   assert.equal(done.state, 'done');
-  assert.equal(done.state === 'done' ? done.override : undefined, service().view(id)!.overrides.at(-1)!.approved!.seq);
-  assert.ok(service().deps.store.verify(id).ok);
+  assert.equal(done.state === 'done' ? done.override : undefined, (await service().view(id))!.overrides.at(-1)!.approved!.seq);
+  assert.ok((await service().deps.store.verify(id)).ok);
 });

@@ -25,16 +25,16 @@ test('the drill probe of ana proposes gpu-oom-cotenant; its Start runbook button
   const mark = h.mark();
   await h.click(start, VISITOR);
   await h.seat.idle();
-  assert.equal(h.seat.incidents!.deps.store.incidents().length, 0, 'someone not on call opens nothing');
+  assert.equal((await h.seat.incidents!.deps.store.incidents()).length, 0, 'someone not on call opens nothing');
   assert.ok(h.said(mark).some((s) => /may record decisions/.test(s)), h.said(mark).join(' | '));
 
   await h.click(start, ANA);
   await h.seat.idle();
-  const incident = h.seat.incidents!.deps.store.newestOpen();
+  const incident = await h.seat.incidents!.deps.store.newestOpen();
   assert.ok(incident);
   assert.equal(incident.site, 'ana');
   assert.match(incident.title, /^ana: /, 'titled by the verdict');
-  const view = h.seat.incidents!.view(incident.id)!;
+  const view = (await h.seat.incidents!.view(incident.id))!;
   assert.equal(view.pin?.runbook, 'gpu-oom-cotenant');
   const thread = h.thread(incident.slack!.thread);
   assert.ok(thread.some((m) => h.buttons(m.ts).some((b) => b.actionId === 'seat_step_done' && JSON.parse(b.value).step === view.steps[0]!.spec.id)), 'the first step is posted with its buttons');

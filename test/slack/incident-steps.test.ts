@@ -22,9 +22,9 @@ const service = () => h.seat.incidents!;
 
 async function start(runbook: string): Promise<{ id: number; thread: string }> {
   await h.command(`incident open fv testing ${runbook}`);
-  const id = service().deps.store.newestOpen()!.id;
+  const id = (await service().deps.store.newestOpen())!.id;
   await h.command(`runbook start ${runbook} ${id}`);
-  return { id, thread: service().deps.store.incident(id)!.slack!.thread };
+  return { id, thread: (await service().deps.store.incident(id))!.slack!.thread };
 }
 
 /** The latest message in the thread with buttons for this step. */
@@ -40,7 +40,7 @@ function button(ts: string, actionId: string): Button {
   return b;
 }
 
-const count = (id: number, kind: string, step?: string) => service().deps.store.events(id).filter((e) => e.kind === kind && (step === undefined || e.step === step)).length;
+const count = async (id: number, kind: string, step?: string) => (await service().deps.store.events(id)).filter((e) => e.kind === kind && (step === undefined || e.step === step)).length;
 
 test('Done on a probe step: the probe runs, the message becomes a static line with its buttons gone, then the next step is posted', async () => {
   const { id, thread } = await start('gateway-down');
@@ -50,8 +50,8 @@ test('Done on a probe step: the probe runs, the message becomes a static line wi
   const msg = h.messages().get(ts)!;
   assert.equal(h.buttons(ts).length, 0, 'buttons gone');
   assert.match(JSON.stringify(msg.blocks), /:white_check_mark: \*Step 1 of \d+ · [^*]+\* — done by <@U0ONCALL01> <!date\^\d+\^\{date_short_pretty\} \{time\}\|\d\d:\d\d UTC>/);
-  assert.equal(count(id, 'step.done', 'probe-gateway'), 1);
-  assert.equal(count(id, 'probe.report', 'probe-gateway'), 1);
+  assert.equal(await count(id, 'step.done', 'probe-gateway'), 1);
+  assert.equal(await count(id, 'probe.report', 'probe-gateway'), 1);
   // Updated in place (never re-posted), and before the next step appeared.
   const calls = h.log.slice(mark);
   const lastUpdate = calls.findLastIndex((c) => c.method === 'chat.update' && c.args.ts === ts);
@@ -66,8 +66,8 @@ test('a double click runs one probe and records once; a replayed click records n
   const done = button(stepTs(thread, 'probe-gateway'), 'seat_step_done');
   const said = h.mark();
   await Promise.all([h.click(done), h.click(done)]);
-  assert.equal(count(id, 'step.done', 'probe-gateway'), 1, 'one decision');
-  assert.equal(count(id, 'probe.report', 'probe-gateway'), 1, 'one probe');
+  assert.equal(await count(id, 'step.done', 'probe-gateway'), 1, 'one decision');
+  assert.equal(await count(id, 'probe.report', 'probe-gateway'), 1, 'one probe');
   assert.match(h.said(said).join('\n'), /already running|was already done by <@U0ONCALL01>/, 'the second click is told');
 
   // The same signed request again (a redelivery within Bolt's five minutes).
@@ -85,8 +85,8 @@ test('a double click runs one probe and records once; a replayed click records n
   await signedPost(h.events, body, { secret: SECRET, timestamp: stamp });
   await signedPost(h.events, body, { secret: SECRET, timestamp: stamp });
   await h.seat.idle();
-  assert.equal(count(id, 'step.done', 'gateway-local'), 1, 'one submission, one decision');
-  const events = service().deps.store.events(id).length;
+  assert.equal(await count(id, 'step.done', 'gateway-local'), 1, 'one submission, one decision');
+  const events = (await service().deps.store.events(id)).length;
 
   // A restarted bot (nothing remembered in memory) gets the same submission: the journal knows it.
   const again = createSeatApp({
@@ -102,7 +102,7 @@ test('a double click runs one probe and records once; a replayed click records n
     const n = h.slack.calls.length;
     await signedPost(`http://127.0.0.1:${port}/slack/events`, body, { secret: SECRET, timestamp: stamp });
     await again.idle();
-    assert.equal(service().deps.store.events(id).length, events, 'nothing new in the journal');
+    assert.equal((await service().deps.store.events(id)).length, events, 'nothing new in the journal');
     const told = h.slack.calls.slice(n).filter((c) => c.method === 'chat.postEphemeral').map((c) => String(c.args.text));
     assert.match(told.join('\n'), /already recorded \(journal event #\d+ by <@U0ONCALL01>/);
   } finally {
@@ -118,8 +118,8 @@ test('two people press Done on one step: one decision, and the other is told who
   const done = button(stepTs(thread, 'gateway-logs'), 'seat_step_done');
   const said = h.mark();
   await Promise.all([h.click(done, ANA), h.click(done, BEN)]);
-  assert.equal(count(id, 'step.done', 'gateway-logs'), 1);
-  const winner = service().view(id)!.steps.find((s) => s.spec.id === 'gateway-logs')!.state;
+  assert.equal(await count(id, 'step.done', 'gateway-logs'), 1);
+  const winner = (await service().view(id))!.steps.find((s) => s.spec.id === 'gateway-logs')!.state;
   assert.equal(winner.state, 'done');
   const told = h.said(said);
   assert.equal(told.length, 1, told.join('\n'));
@@ -128,14 +128,14 @@ test('two people press Done on one step: one decision, and the other is told who
 
 test('someone not on call cannot record: told who can, no modal, nothing in the journal', async () => {
   const { id, thread } = await start('gateway-down');
-  const events = service().deps.store.events(id).length;
+  const events = (await service().deps.store.events(id)).length;
   const modals = h.slack.calls.filter((c) => c.method === 'views.open').length;
   const said = h.mark();
   const ts = stepTs(thread, 'probe-gateway');
   await h.click(button(ts, 'seat_step_done'), VISITOR);
   await h.click(button(ts, 'seat_step_skip'), VISITOR);
   await h.command(`step skip probe-gateway --incident ${id} not my job`, VISITOR);
-  assert.equal(service().deps.store.events(id).length, events);
+  assert.equal((await service().deps.store.events(id)).length, events);
   assert.equal(h.slack.calls.filter((c) => c.method === 'views.open').length, modals);
   const told = h.said(said);
   assert.equal(told.length, 3);
@@ -152,14 +152,14 @@ test('site-dark: power sizing before the power log is refused, shown with why an
     assert.deepEqual(await h.submit(modal, { reason: typed('   ') }), { response_action: 'errors', errors: { reason: 'a reason is needed' } }, 'an empty reason keeps the modal open');
     assert.equal(await h.submit(modal, { reason: typed(`testing the guardrail, not ${step}`) }), null);
   }
-  assert.equal(count(id, 'step.skipped'), 4);
+  assert.equal(await count(id, 'step.skipped'), 4);
   const ts = stepTs(thread, 'ups-rating');
   await h.click(button(ts, 'seat_step_done'), ANA);
   const modal = h.lastView();
   assert.equal(modal.callback_id, 'seat_step_done_modal');
   assert.deepEqual(await h.submit(modal, { in_loadW: typed('lots') }), { response_action: 'errors', errors: { in_loadW: 'expected a whole number' } });
   assert.equal(await h.submit(modal, { in_loadW: typed('1400') }, ANA), null);
-  assert.equal(count(id, 'step.blocked', 'ups-rating'), 1, 'the refusal is recorded');
+  assert.equal(await count(id, 'step.blocked', 'ups-rating'), 1, 'the refusal is recorded');
   const shown = JSON.stringify(h.messages().get(ts)!.blocks);
   assert.match(shown, /:no_entry: \*Refused by power-log-first:\* power sizing \(step ups-rating\) before the power log is recorded/);
   assert.match(shown, /\*Why:\* after a site goes dark, the power log holds the only load figures/);
@@ -184,11 +184,11 @@ test('site-dark: power sizing before the power log is refused, shown with why an
   let said = h.mark();
   await h.click(approve, ANA);
   assert.match(h.said(said).join('\n'), /^:no_entry: ana asked for this override: a second on-call person must approve it/);
-  assert.equal(count(id, 'override.approved'), 0);
+  assert.equal(await count(id, 'override.approved'), 0);
   // B can.
   said = h.mark();
   await h.click(approve, BEN);
-  assert.equal(count(id, 'override.approved'), 1);
+  assert.equal(await count(id, 'override.approved'), 1);
   assert.equal(h.buttons(request.ts).length, 0, 'approved: the button is gone');
   assert.match(JSON.stringify(h.messages().get(request.ts)!.blocks), /approved by <@U0ONCALL02>/);
 
@@ -197,7 +197,7 @@ test('site-dark: power sizing before the power log is refused, shown with why an
   const again = h.lastView() as unknown as { blocks: { block_id?: string; element?: { initial_value?: string } }[] };
   assert.equal(again.blocks.find((b) => b.block_id === 'in_loadW')?.element?.initial_value, '1400');
   assert.equal(await h.submit(h.lastView(), { in_loadW: typed('1400') }, ANA), null);
-  const done = service().view(id)!.steps.find((s) => s.spec.id === 'ups-rating')!.state;
+  const done = (await service().view(id))!.steps.find((s) => s.spec.id === 'ups-rating')!.state;
   assert.equal(done.state, 'done');
   assert.equal(done.state === 'done' ? typeof done.override : '', 'number', 'done by override');
   assert.equal(h.buttons(ts).length, 0);
@@ -219,7 +219,7 @@ test('Evidence: a bad hash or size is named in the modal; a typed one is recorde
   assert.deepEqual(await h.submit(modal, { ev_sha256: typed('abc'), ev_size: typed('10') }), { response_action: 'errors', errors: { ev_sha256: 'expected 64 hex digits (the output of sha256sum)' } });
   assert.deepEqual(await h.submit(modal, { ev_sha256: typed('a'.repeat(64)), ev_size: typed('ten') }), { response_action: 'errors', errors: { ev_size: 'expected the file’s size in bytes (a whole number)' } });
   assert.equal(await h.submit(modal, { ev_sha256: typed('A'.repeat(64)), ev_size: typed('2100000'), ev_name: typed('power.log') }), null);
-  const declared = service().deps.store.events(id).filter((e) => e.kind === 'evidence').at(-1);
+  const declared = (await service().deps.store.events(id)).filter((e) => e.kind === 'evidence').at(-1);
   assert.deepEqual(declared?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power.log', size: 2100000, sha256: 'a'.repeat(64), measured: false });
   assert.match(JSON.stringify(h.messages().get(ts)!.blocks), /evidence so far: power.log 2.1 MB sha256 aaaaaaaaaaaa… \(declared, not measured\)/);
   assert.equal(h.buttons(ts).length, 3, 'the step still waits for Done');
@@ -229,7 +229,7 @@ test('Evidence: a bad hash or size is named in the modal; a typed one is recorde
   h.slack.answer('files.info', { ok: true, file: { id: 'F0LOGLINK1', name: 'power-0913.log', size: POWER_LOG.length, mimetype: 'text/plain', url_private_download: url } });
   await h.click(button(ts, 'seat_step_done'));
   // Evidence of the kind asked for is recorded: Done decides at once, no modal.
-  assert.equal(count(id, 'step.done', 'recover-power-log'), 1);
+  assert.equal(await count(id, 'step.done', 'recover-power-log'), 1);
   const other = await start('site-dark');
   for (const step of ['blast-radius', 'no-polling', 'paid-coverage']) {
     await h.click(button(stepTs(other.thread, step), 'seat_step_skip'));
@@ -237,7 +237,7 @@ test('Evidence: a bad hash or size is named in the modal; a typed one is recorde
   }
   await h.click(button(stepTs(other.thread, 'recover-power-log'), 'seat_step_done'));
   assert.equal(await h.submit(h.lastView(), { ev_file_id: typed('https://drill.slack.example/files/U0ONCALL01/F0LOGLINK1/power-0913.log') }), null);
-  const measured = service().deps.store.events(other.id).find((e) => e.kind === 'step.done' && e.step === 'recover-power-log');
+  const measured = (await service().deps.store.events(other.id)).find((e) => e.kind === 'step.done' && e.step === 'recover-power-log');
   assert.deepEqual(measured?.payload.evidence, { kind: 'file', of: 'power-log', name: 'power-0913.log', size: POWER_LOG.length, sha256: sha256(POWER_LOG), measured: true, powerlog: { gpus: 2, samples: 2, peakW: 600.7, peakAt: '2026/09/13 06:56:04.100', lastWindowMeanW: 600, last: '2026/09/13 06:56:04.101', intervalMs: 10000 } });
 });
 

@@ -17,12 +17,12 @@ after(async () => {
 test('site-dark walked through in Slack: every step done, the journal verifies', async () => {
   const walked = await runSiteDarkWalkthrough(h);
   const service = h.seat.incidents!;
-  const view = service.view(walked.incident)!;
+  const view = (await service.view(walked.incident))!;
   assert.equal(view.pin?.runbook, 'site-dark');
   assert.deepEqual(walked.steps.map((s) => s.id), view.steps.map((s) => s.spec.id), 'every step, in order');
   assert.ok(view.steps.every((s) => s.state.state === 'done'));
   assert.equal(view.incident.status, 'closed');
-  const verify = service.deps.store.verify();
+  const verify = await service.deps.store.verify();
   assert.ok(verify.ok, JSON.stringify(verify));
   // The power log was read by the bot, not typed.
   const log = walked.events.find((e) => e.kind === 'step.done' && e.step === 'recover-power-log');
@@ -44,13 +44,13 @@ test('site-dark walked through in Slack: every step done, the journal verifies',
 
 test('/seat export uploads the postmortem to the incident thread, its head hash the one journal verify gives', async () => {
   const service = h.seat.incidents!;
-  const incident = service.deps.store.incidents()[0]!;
+  const incident = (await service.deps.store.incidents())[0]!;
   const uploads = h.slack.uploads.length;
   const mark = h.mark();
   await h.command(`export ${incident.id}`);
   await h.seat.idle();
   const raw = h.slack.uploads.slice(uploads).join('');
-  const verified = service.deps.store.verify(incident.id);
+  const verified = await service.deps.store.verify(incident.id);
   assert.ok(verified.ok);
   assert.match(raw, /# DRILL — Postmortem: /);
   assert.ok(raw.includes(verified.heads.get(incident.id)!), 'the head hash is in the document');

@@ -16,12 +16,12 @@ after(async () => {
 test('a step skipped in Slack: its message shows the journal head that decision made', async () => {
   await h.command('incident open fv testing the head line');
   const service = h.seat.incidents!;
-  const id = service.deps.store.newestOpen()!.id;
+  const id = (await service.deps.store.newestOpen())!.id;
   await h.command(`runbook start site-dark ${id}`);
   await h.command(`step skip blast-radius --incident ${id} gateway host is dark too`, ANA);
-  const skipped = service.deps.store.events(id).find((e) => e.kind === 'step.skipped' && e.step === 'blast-radius');
+  const skipped = (await service.deps.store.events(id)).find((e) => e.kind === 'step.skipped' && e.step === 'blast-radius');
   assert.ok(skipped, 'the skip is in the journal');
-  const thread = service.deps.store.incident(id)!.slack!.thread;
+  const thread = (await service.deps.store.incident(id))!.slack!.thread;
   const shown = h.thread(thread).map((m) => JSON.stringify(m.blocks)).filter((b) => b.includes('skipped by'));
   assert.equal(shown.length, 1, 'one message for the decided step');
   assert.ok(shown[0]!.includes(`journal head \`${skipped.hash.slice(0, 12)}\` (event #${skipped.seq})`), shown[0]);

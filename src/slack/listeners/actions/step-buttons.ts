@@ -70,7 +70,7 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
     const v = ApproveValue.safeParse(value);
     if (!v.success) return tell(':x: this button is not one of this bot’s');
     if (ts) ctx.threads.adopt(v.data.incident, `override:${v.data.request}`, channel, ts);
-    const r = service.approveOverride({ incident: v.data.incident, request: v.data.request, actor, dedupe });
+    const r = await service.approveOverride({ incident: v.data.incident, request: v.data.request, actor, dedupe });
     if ('error' in r) {
       await tell(`:no_entry: ${slackDates(esc(r.error))}`);
       return syncThread(ctx, client, service, v.data.incident);
@@ -81,9 +81,9 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
   if (action.action_id === OVERRIDE_ASK) {
     const v = OverrideAskValue.safeParse(value);
     if (!v.success) return tell(':x: this button is not one of this bot’s');
-    const step = stepOf(service, v.data.incident, v.data.step);
+    const step = await stepOf(service, v.data.incident, v.data.step);
     if (!step) return tell(`:x: no step \`${esc(v.data.step)}\` in incident #${v.data.incident}`);
-    const standing = standingApproval(service.view(v.data.incident)!, v.data.step, service.deps.now());
+    const standing = standingApproval((await service.view(v.data.incident))!, v.data.step, service.deps.now());
     if (standing) return tell(`:information_source: override #${standing.req.seq} on step \`${esc(v.data.step)}\` is already approved by ${who(standing.by)} until ${when(standing.until)}: press *Done* (anyone on call but ${who(standing.by)}). Nothing was asked.`);
     const s0 = step.state;
     if (s0.state === 'done' || s0.state === 'skipped') return tell(conflictText(v.data.step, s0.by, s0.at, s0.state === 'done' ? 'step.done' : 'step.skipped'));
@@ -95,7 +95,7 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
   const v = StepRefValue.safeParse(value);
   if (!v.success) return tell(':x: this button is not one of this bot’s');
   const ref = v.data;
-  const view = service.view(ref.incident);
+  const view = await service.view(ref.incident);
   const step = view?.steps.find((s) => s.spec.id === ref.step);
   if (!view || !step) return tell(`:x: no step \`${esc(ref.step)}\` in incident #${ref.incident}`);
   // Decided since this message was drawn: say by whom, open nothing.
@@ -129,8 +129,8 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
 
 const afterPendingIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function stepOf(service: IncidentService, incident: number, step: string): StepView | undefined {
-  return service.view(incident)?.steps.find((s) => s.spec.id === step);
+async function stepOf(service: IncidentService, incident: number, step: string): Promise<StepView | undefined> {
+  return (await service.view(incident))?.steps.find((s) => s.spec.id === step);
 }
 
 /** Evidence of the kind the step asks for, recorded on it already (the Evidence button). */

@@ -36,7 +36,7 @@ export async function diagnosePaste(paste: string, respond: RespondFn, where?: D
   const shown = text.length > MAX_REPLY ? `${text.slice(0, MAX_REPLY)}\n… (cut: paste fewer lines, or run seat diagnose on the file)` : text;
   const head = d.problems > 0 ? `:mag: *${d.problems} problem${d.problems === 1 ? '' : 's'}* found in the pasted log` : ':mag: nothing wrong recognised in the pasted log';
   const reply = `${head}\n\`\`\`${esc(shown)}\`\`\``;
-  const thread = where ? incidentThread(where) : undefined;
+  const thread = where ? await incidentThread(where) : undefined;
   if (where && thread) {
     const r = await post(where.ctx, where.client, thread.channel, thread.thread, { text: reply, blocks: [section(reply)] });
     if ('ts' in r) return;
@@ -46,9 +46,9 @@ export async function diagnosePaste(paste: string, respond: RespondFn, where?: D
 }
 
 /** The open incident that lives in this channel, newest first. */
-function incidentThread(w: DiagnoseWhere): { channel: string; thread: string } | undefined {
+async function incidentThread(w: DiagnoseWhere): Promise<{ channel: string; thread: string } | undefined> {
   const service = serviceOf(w.ctx);
   if (!service) return undefined;
-  const open = service.deps.store.incidents({ status: 'open' });
+  const open = await service.deps.store.incidents({ status: 'open' });
   return open.filter((i) => i.slack?.channel === w.channel).sort((a, b) => b.id - a.id)[0]?.slack;
 }

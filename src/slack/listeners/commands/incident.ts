@@ -54,7 +54,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
   const actor = actorOf(req.user);
   const key = `slack:trigger:${req.triggerId}`;
   const pick = async (id: number | undefined): Promise<Incident | null> => {
-    const r = service.resolve(id);
+    const r = await service.resolve(id);
     if (!('error' in r)) return r;
     await tell(`:x: ${esc(r.error)}`);
     return null;
@@ -68,21 +68,21 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
 
   switch (cmd.verb) {
     case 'incident open': {
-      const r = service.open({ site: cmd.site, title: cmd.title, actor, dedupe: key });
+      const r = await service.open({ site: cmd.site, title: cmd.title, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if (r.duplicate && r.incident.slack) return;
       await thread(r.incident);
       return;
     }
     case 'incident list':
-      return reply(req.respond, ctx, incidentListMessage(service.deps.store.incidents(cmd.all ? {} : { status: 'open' }), cmd.all));
+      return reply(req.respond, ctx, incidentListMessage(await service.deps.store.incidents(cmd.all ? {} : { status: 'open' }), cmd.all));
     case 'incident close': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const r = service.close(i.id, actor, cmd.reason, key);
+      const r = await service.close(i.id, actor, cmd.reason, key);
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       await refreshParent(ctx, client, service, i.id);
-      await inThread(r.incident, `:white_check_mark: incident #${i.id} closed by ${who(actor)}${closedRequests(service, i.id)}`, cmd.reason ? `how it ended: ${cmd.reason}` : undefined);
+      await inThread(r.incident, `:white_check_mark: incident #${i.id} closed by ${who(actor)}${await closedRequests(service, i.id)}`, cmd.reason ? `how it ended: ${cmd.reason}` : undefined);
       return;
     }
     case 'runbook list':
@@ -91,30 +91,30 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       let incident: Incident | null;
       if (cmd.incident !== undefined) incident = await pick(cmd.incident);
       else {
-        incident = service.deps.store.newestOpen() ?? null;
+        incident = await service.deps.store.newestOpen() ?? null;
         if (!incident) {
           const sites = service.deps.fleet.siteNames;
           const site = cmd.site ?? (sites.length === 1 ? sites[0] : undefined);
           if (!site) return tell(`:x: no open incident: say where with --site (${sites.map(esc).join(', ')})`);
-          const r = service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
+          const r = await service.open({ site, title: cmd.title ?? `runbook ${cmd.runbook}`, actor, dedupe: `${key}:open` });
           if ('error' in r) return tell(`:x: ${esc(r.error)}`);
           incident = r.incident;
           // The incident begins when it was detected: the report that led here is its first finding (time to detect ≥ 0).
           const seen = req.detected;
-          if (!r.duplicate && seen && seen.site === site && seen.verdict.runbook === cmd.runbook) service.attachReport(incident.id, seen);
+          if (!r.duplicate && seen && seen.site === site && seen.verdict.runbook === cmd.runbook) await service.attachReport(incident.id, seen);
         }
       }
       if (!incident) return;
-      const before = service.view(incident.id);
+      const before = await service.view(incident.id);
       const same = before?.pin?.runbook === cmd.runbook && !cmd.repin;
       if (!same) {
         const r = await service.pin(incident.id, cmd.runbook, actor, `${key}:pin`);
         if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       }
-      const t = await thread(service.deps.store.incident(incident.id)!);
+      const t = await thread((await service.deps.store.incident(incident.id))!);
       if (!t) return;
       await refreshParent(ctx, client, service, incident.id);
-      const view = service.view(incident.id)!;
+      const view = (await service.view(incident.id))!;
       if (same) {
         const drift = service.pinDrift(view);
         if (drift) await tell(`:information_source: ${esc(view.pin!.file)} has changed since it was pinned; #${incident.id} keeps its copy until \`/seat runbook start ${esc(cmd.runbook)} ${incident.id} --repin\``);
@@ -131,7 +131,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       if (!t) return;
       const msg = { channel: t.channel, ts: null };
       if (cmd.verb === 'step skip') return decideInSlack(ctx, client, service, { incident: i.id, step: cmd.step, decision: 'skip', actor, reason: cmd.reason, dedupe: key }, msg, tell);
-      const spec = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step)?.spec;
+      const spec = (await service.view(i.id))?.steps.find((s) => s.spec.id === cmd.step)?.spec;
       const evidence = typedEvidence(cmd.evidence, spec?.evidence);
       if ('error' in evidence) return tell(`:x: ${esc(evidence.error)}`);
       return decideInSlack(ctx, client, service, { incident: i.id, step: cmd.step, decision: 'done', actor, input: cmd.input, ...(evidence.value ? { evidence: evidence.value } : {}), dedupe: key }, msg, tell);
@@ -139,7 +139,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'step block': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const r = service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor, dedupe: key });
+      const r = await service.block({ incident: i.id, step: cmd.step, reason: cmd.reason, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if ('conflict' in r) return tell(conflictText(cmd.step, r.conflict.by, r.conflict.at, r.conflict.kind));
       if (!r.duplicate) await thread(i);
@@ -150,12 +150,12 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'step evidence': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const step = service.view(i.id)?.steps.find((s) => s.spec.id === cmd.step);
+      const step = (await service.view(i.id))?.steps.find((s) => s.spec.id === cmd.step);
       if (!step) return tell(`:x: no step "${esc(cmd.step)}" in incident #${i.id}`);
       const evidence = typedEvidence(cmd.evidence, step.spec.evidence);
       if ('error' in evidence) return tell(`:x: ${esc(evidence.error)}`);
       if (!evidence.value) return tell(':x: `step evidence` needs --sha256 with --size, --value, --yes or --no (or press *Evidence* on the step to upload a file)');
-      const r = service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor, dedupe: key });
+      const r = await service.addEvidence({ incident: i.id, step: cmd.step, evidence: evidence.value, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       if (!r.duplicate) await inThread(i, `:paperclip: evidence on step \`${esc(cmd.step)}\` from ${who(actor)}`, evidenceText(evidence.value));
       await syncThread(ctx, client, service, i.id);
@@ -164,7 +164,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'note': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const r = service.note(i.id, cmd.text, actor, key);
+      const r = await service.note(i.id, cmd.text, actor, key);
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       await inThread(i, `:memo: note from ${who(actor)} (journal #${r.event.seq})`, cmd.text);
       return;
@@ -173,20 +173,20 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const i = await pick(cmd.incident);
       if (!i) return;
       // The break first: the events after it are not proven.
-      const v = service.deps.store.verify(i.id);
+      const v = await service.deps.store.verify(i.id);
       if (!v.ok) await tell(`:rotating_light: the journal of #${i.id} does NOT hold: event ${v.seq}: ${esc(v.why)}${v.part === 'row' ? ' (shown as its events say)' : '; the events shown are not proven'}`);
-      return reply(req.respond, ctx, journalMessage(i, service.deps.store.events(i.id)));
+      return reply(req.respond, ctx, journalMessage(i, await service.deps.store.events(i.id)));
     }
     case 'journal verify': {
-      if (cmd.incident !== undefined && !service.deps.store.incident(cmd.incident)) return tell(`:x: no incident #${cmd.incident}`);
-      const r = service.deps.store.verify(cmd.incident);
+      if (cmd.incident !== undefined && !await service.deps.store.incident(cmd.incident)) return tell(`:x: no incident #${cmd.incident}`);
+      const r = await service.deps.store.verify(cmd.incident);
       if (r.ok) return tell(`:white_check_mark: the journal holds: ${r.events} events in ${r.incidents} incident${r.incidents === 1 ? '' : 's'}, every hash and link recomputed`);
       return tell(`:rotating_light: the journal does NOT hold: incident #${r.incident}, event ${r.seq}: ${esc(r.why)} (${r.events} events checked)`);
     }
     case 'override request': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const r = service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor, dedupe: key });
+      const r = await service.requestOverride({ incident: i.id, step: cmd.step, guardrail: cmd.guardrail, reason: cmd.reason, actor, dedupe: key });
       if ('error' in r) return tell(`:x: ${slackDates(esc(r.error))}`);
       await postOverride(ctx, client, service, i, r.event.seq, channel, tell);
       return;
@@ -194,7 +194,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
     case 'override approve': {
       const i = await pick(cmd.incident);
       if (!i) return;
-      const r = service.approveOverride({ incident: i.id, request: cmd.request, actor, dedupe: key });
+      const r = await service.approveOverride({ incident: i.id, request: cmd.request, actor, dedupe: key });
       if ('error' in r) return tell(`:no_entry: ${slackDates(esc(r.error))}`);
       await postOverride(ctx, client, service, i, cmd.request, channel, tell);
       return;
@@ -203,7 +203,7 @@ async function run(req: IncidentRequest, service: IncidentService, ctx: SeatCont
       const i = await pick(cmd.incident);
       if (!i) return;
       const { exportDocument } = await import('../../../postmortem/document.ts');
-      const r = exportDocument(service, i.id, cmd.format, service.deps.now(), ctx.fleet);
+      const r = await exportDocument(service, i.id, cmd.format, service.deps.now(), ctx.fleet);
       if (!r.ok) return tell(`:x: ${esc(r.error)}`);
       const t = await thread(i);
       if (!t) return;
@@ -249,8 +249,8 @@ export async function postOverride(ctx: SeatContext, client: WebClient, service:
 }
 
 /** ", closing override requests #4, #9" for the requests the close ended. */
-function closedRequests(service: IncidentService, id: number): string {
-  const view = service.view(id);
+async function closedRequests(service: IncidentService, id: number): Promise<string> {
+  const view = await service.view(id);
   if (!view) return '';
   const now = service.deps.now();
   const closed = view.overrides.filter((r) => {

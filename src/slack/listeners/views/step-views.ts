@@ -29,7 +29,7 @@ export async function stepView({ ack, body, view, client }: StepViewArgs, ctx: S
   const service = serviceOf(ctx);
   let step: StepView | undefined;
   try {
-    step = meta && service ? service.view(meta.incident)?.steps.find((s) => s.spec.id === meta.step) : undefined;
+    step = meta && service ? (await service.view(meta.incident))?.steps.find((s) => s.spec.id === meta.step) : undefined;
   } catch (err) {
     // The journal could not be read (busy, damaged): close the form and say so.
     await ack();
@@ -103,15 +103,15 @@ async function submitted(ctx: SeatContext, client: WebClient, service: IncidentS
     case 'evidence': {
       const evidence = await measured(ctx, client, c.draft, tell);
       if (!evidence) return;
-      const r = service.addEvidence({ incident: meta.incident, step: meta.step, evidence, actor, dedupe });
+      const r = await service.addEvidence({ incident: meta.incident, step: meta.step, evidence, actor, dedupe });
       if ('error' in r) return tell(`:x: ${esc(r.error)}`);
       await redrawStep(ctx, client, service, meta.incident, meta.step, msg);
       return;
     }
     case 'override': {
-      const r = service.requestOverride({ incident: meta.incident, step: meta.step, guardrail: meta.guardrail!, reason: c.reason, actor, dedupe });
+      const r = await service.requestOverride({ incident: meta.incident, step: meta.step, guardrail: meta.guardrail!, reason: c.reason, actor, dedupe });
       if ('error' in r) return tell(`:x: ${slackDates(esc(r.error))}`);
-      const incident = service.deps.store.incident(meta.incident);
+      const incident = await service.deps.store.incident(meta.incident);
       if (incident) await postOverride(ctx, client, service, incident, r.event.seq, meta.channel, tell);
       return;
     }
