@@ -19,8 +19,10 @@ const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
   'step-ack': async () => (await import('./step-ack.ts')).benchStepAck(),
   'step-burst': async () => (await import('./step-burst.ts')).benchStepBurst(),
   journal: async () => (await import('./journal.ts')).benchJournal(),
+  'journal-pg': async () => (await import('./journal-pg.ts')).benchJournalPg(),
   export: async () => (await import('./export.ts')).benchExport(),
   startup: async () => (await import('./startup.ts')).benchStartup(),
+  alert: async () => (await import('./alert.ts')).benchAlert(),
 };
 
 const part = process.env.SEAT_BENCH_PART;

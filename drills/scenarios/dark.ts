@@ -63,6 +63,41 @@ export async function darken(addresses: string[], binDir: string, opts: { namesp
   return { how: `no network namespace (${ns.why}): a ping stand-in never answers for ${addresses.join(', ')}`, stop: async () => {}, stopNow: () => {} };
 }
 
+/** A vantage point of its own: a network namespace where `addresses` have no route and the rest of
+ * 127/8 is its own loopback (nothing of the root namespace listens there). A whole `seat probe` run
+ * inside it (`exec`, an argv prefix) measures from there. None without root and iproute2: `why` says. */
+export interface VantageView {
+  exec: string[] | null;
+  how: string;
+  stop(): Promise<void>;
+  stopNow(): void;
+}
+
+export async function vantageView(addresses: string[]): Promise<VantageView> {
+  for (const a of addresses) assertLoopback(a, 'darken');
+  const ns = await namespace(addresses);
+  if (!('name' in ns)) return { exec: null, how: `no network namespace (${ns.why})`, stop: async () => {}, stopNow: () => {} };
+  let gone = false;
+  return {
+    exec: ['ip', 'netns', 'exec', ns.name],
+    how: `network namespace ${ns.name}: no route to ${addresses.join(', ')}, and its own loopback for the rest`,
+    stop: async () => {
+      if (gone) return;
+      gone = true;
+      await run('ip', ['netns', 'delete', ns.name], { timeout: 5000 }).catch(() => {});
+    },
+    stopNow: () => {
+      if (gone) return;
+      gone = true;
+      try {
+        execFileSync('ip', ['netns', 'delete', ns.name], { stdio: 'ignore', timeout: 5000 });
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
 async function namespace(addresses: string[]): Promise<{ name: string } | { why: string }> {
   if (process.getuid?.() !== 0) return { why: 'not root' };
   await sweepNamespaces();

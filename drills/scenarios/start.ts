@@ -17,7 +17,7 @@ import { alive } from '../upsd/processes.ts';
 import { findTools, toolLines } from '../tools.ts';
 import { startUpsd } from '../upsd.ts';
 import { overrideContainers } from './containers.ts';
-import { darken } from './dark.ts';
+import { darken, vantageView } from './dark.ts';
 import type { Scenario } from './types.ts';
 
 const DRILL_GPUS = fileURLToPath(new URL('../gpus', import.meta.url));
@@ -56,6 +56,8 @@ export interface RunningDrill {
   listening: string[];
   /** What could not be played as in the seed, and why. */
   notes: string[];
+  /** The scenario's other vantage points: `exec` runs a command from inside one (null: none could be made here, `how` says why). */
+  vantages: { name: string; exec: string[] | null; how: string }[];
   /** The drill's first lines: the real tools found, those not found, and what that changes. */
   tools: string[];
   /** Idempotent: every stand-in stopped, the namespace removed, the folder removed unless kept. */
@@ -140,6 +142,21 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
     stops.push(() => dark.stop());
     nowStops.push(() => dark.stopNow());
 
+    const vantages: RunningDrill['vantages'] = [];
+    for (const v of s.vantages ?? []) {
+      const lost = new Set<string>();
+      for (const site of v.darkTo) {
+        const at = inv.sites[site];
+        if (!at) throw new Error(`scenario ${s.id}: vantage ${v.name}: no site ${site}`);
+        for (const h of Object.values(at.hosts)) lost.add(h.address);
+        for (const d of [...Object.values(at.bmc), ...(at.firewall ? [at.firewall] : [])]) lost.add(d.address);
+      }
+      const view = await vantageView([...lost]);
+      stops.push(() => view.stop());
+      nowStops.push(() => view.stopNow());
+      vantages.push({ name: v.name, exec: view.exec, how: view.exec ? `vantage ${v.name}: ${view.how}` : `vantage ${v.name}: ${view.how}: not played here (a second vantage needs its own namespace)` });
+    }
+
     const files = new Map<string, string>();
     for (const f of s.files) {
       const path = join(dir, f.name);
@@ -154,6 +171,7 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
       `gateway ${gw.gateway.url} (LiteLLM API), ${seatsUp} of ${fleet.seats.size} seats answering`,
       `upsd ${upsds.length ? upsds.join(', ') : 'none'}; BMC and firewall ports ${oob.listening.length ? `on ${oob.listening.length} addresses` : 'none'}; nvidia-smi, xpu-smi, docker and ssh stand-ins in ${bin}`,
       ...(s.darkSites.length ? [`${s.darkSites.join(', ')} dark: ${dark.how}`] : []),
+      ...vantages.map((v) => v.how),
     ];
     return {
       scenario: s,
@@ -167,6 +185,7 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
       standIns,
       listening: [new URL(gw.gateway.url).host, ...[...gw.seats.values()].map((x) => new URL(x.url).host), ...oob.listening, ...upsds.map((u) => u.split('@')[1]!)],
       notes,
+      vantages,
       tools: toolLines(tools, s.darkSites),
       stop,
     };

@@ -26,6 +26,9 @@ export interface Scenario {
   fleet: DrillScenario;
   /** Sites with every address dark: hosts, BMCs and firewall unreachable, UPS and seats gone. */
   darkSites: string[];
+  /** Other vantage points the drill plays besides the console's own (issue 33): each a network namespace
+   * where `darkTo`'s addresses have no route, for a `seat probe` run from inside it (SEAT_VANTAGE=name). */
+  vantages?: { name: string; darkTo: string[] }[];
   /** Files of drills/gpus/ replaced for this scenario (what nvidia-smi / xpu-smi answer). */
   gpus: Record<string, string>;
   /** host → container → what `docker inspect --type container NAME` prints there; the others as the drill's docker stand-in has them. */

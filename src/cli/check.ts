@@ -4,7 +4,9 @@
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Seat } from '../inventory/schema.ts';
 import { cardBudgetText, sharedCards } from '../inventory/shared-cards.ts';
+import { oobRoutes, ridesFirewallWarning, type OobRoute } from '../inventory/oob-paths.ts';
 import { memoryPath } from './probe-memory.ts';
+import { resolveVantage } from '../probes/vantage.ts';
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const plural = (count: number, one: string, many = `${one}s`): string => `${n(count)} ${count === 1 ? one : many}`;
@@ -17,6 +19,7 @@ export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv
     `fleet ${JSON.stringify(inv.fleet)}${inv.drill ? ' (DRILL: stand-ins, not the real fleet)' : ''}: ${plural(fleet.sites.size, 'site')}, ${plural(fleet.hosts.size, 'host')}, ${plural(gpus, 'GPU')}, ${plural(fleet.seats.size, 'seat')}, ${plural(fleet.aliases.size, 'alias', 'aliases')}`,
     `settings: probe timeout ${n(inv.settings.probeTimeoutMs)} ms, deadline ${n(inv.settings.deadlineMs)} ms, concurrency ${inv.settings.concurrency}, GPU free floor ${n(inv.settings.marginFloorMiB)} MiB, UPS load warning ${inv.settings.upsLoadWarnPct}%`,
     `probe memory (what timed out is asked first; restart counts compared): ${memoryPath(env, inv.fleet, path) ?? 'off (SEAT_PROBE_MEMORY=off)'}`,
+    `vantage (where this machine's findings say they were measured from): ${vantageWords(env, inv.vantage)}`,
     `on call: ${inv.oncall.users.join(', ') || 'no users'}${inv.oncall.userGroup ? `, group ${inv.oncall.userGroup}` : ''}; channels ${inv.oncall.channels.join(', ') || 'none'}`,
     '',
     `gateway ${inv.gateway.baseUrl}`,
@@ -30,12 +33,15 @@ export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv
       const gpuList = h.host.gpus.length > 0 ? `GPUs ${h.host.gpus.map((g) => g.index).join(' ')}` : 'no GPUs';
       out.push(`  host ${h.name.padEnd(14)} ${h.host.address.padEnd(15)} ssh ${h.host.ssh.padEnd(20)} ${h.host.gpuVendor}, ${gpuList}`);
     }
+    const routes = new Map(oobRoutes(site).map((r) => [`${r.kind}:${r.device}`, r]));
     if (site.ups) {
       const rating = [site.ups.ratedVA ? `${n(site.ups.ratedVA)} VA` : '', site.ups.ratedW ? `${n(site.ups.ratedW)} W` : ''].filter(Boolean).join(' / ');
-      out.push(`  ups  ${site.ups.name} on ${site.ups.host}:${site.ups.port} (NUT)${rating ? `, rated ${rating}` : ''}`);
+      out.push(`  ups  ${site.ups.name} on ${site.ups.host}:${site.ups.port} (NUT)${rating ? `, rated ${rating}` : ''}${viaText(routes.get(`ups:${site.ups.name}`))}`);
     }
-    for (const [name, bmc] of Object.entries(site.bmc)) out.push(`  bmc  ${name} ${bmc.address}${ports(bmc.tcpPorts)}`);
+    for (const [name, bmc] of Object.entries(site.bmc)) out.push(`  bmc  ${name} ${bmc.address}${ports(bmc.tcpPorts)}${viaText(routes.get(`bmc:${name}`))}`);
     if (site.firewall) out.push(`  firewall ${site.firewall.address}${ports(site.firewall.tcpPorts)}`);
+    const warning = ridesFirewallWarning(siteName, site);
+    if (warning) out.push(`  ${warning}`);
   }
   out.push('', fleet.seats.size > 0 ? 'seats' : 'seats: none');
   for (const s of fleet.seats.values()) {
@@ -57,6 +63,18 @@ export function describeFleet(fleet: Fleet, path: string, env: NodeJS.ProcessEnv
     out.push(`  ${a.name.padEnd(16)} ${a.alias.kind.padEnd(9)} → ${to}${notes.length > 0 ? `  (${notes.join(', ')})` : ''}`);
   }
   return out.join('\n');
+}
+
+function vantageWords(env: NodeJS.ProcessEnv, inventoryVantage: string | undefined): string {
+  const v = resolveVantage(env, inventoryVantage);
+  if (!v.ok) return `not valid: ${v.error}`;
+  return `${v.vantage} (${v.from === 'SEAT_VANTAGE' ? 'from SEAT_VANTAGE' : v.from === 'inventory' ? "the inventory's vantage:" : 'the host name: set SEAT_VANTAGE or vantage: to name it'})`;
+}
+
+/** How an out-of-band device is reached: its firewall, or its separate path (probed from every vantage). */
+function viaText(r: OobRoute | undefined): string {
+  if (!r || r.via === 'unknown') return '';
+  return r.via === 'firewall' ? ', via the site firewall' : `, via a separate path ${r.path?.name ? `${r.path.name} ` : ''}${r.path?.address ?? ''}${ports(r.path?.tcpPorts ?? [])}`;
 }
 
 function ports(list: number[]): string {

@@ -2,9 +2,10 @@
 // text. Free text (titles, notes, reasons) is shown with control characters removed, as typed
 // otherwise. A decision is printed as recorded only after the store returned it (committed).
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { userInfo } from 'node:os';
+import { hostname, userInfo } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import type { EvidenceArgs } from '../commands/table.ts';
 import type { Command } from '../commands/parse.ts';
 import { runProbe } from '../commands/probe.ts';
@@ -17,8 +18,11 @@ import { checkKeptHead } from '../journal/kept-head.ts';
 import { journalPath } from '../journal/location.ts';
 import { detectingReport } from './last-probe.ts';
 import { openJournal, shownJournal } from '../journal/open.ts';
+import { retookWords, runningWords } from '../incident/lease-words.ts';
 import { JournalError, type JournalStore } from '../journal/store.ts';
 import { clean } from '../probes/edge/text.ts';
+import { HEARTBEAT_STALE_S } from '../journal/heartbeat.ts';
+import { importJournal } from '../journal/import.ts';
 import { eventSummary } from '../render/journal.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import type { CliIo, ExitCode } from './io.ts';
@@ -199,6 +203,43 @@ async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): P
       for (const e of await service.deps.store.events(i.id)) out(io, eventLine(e));
       return v.ok ? 0 : 1;
     }
+    case 'journal import': {
+      let local: JournalStore;
+      try {
+        if (!existsSync(cmd.file)) return err(io, `${cmd.file}: no such file`);
+        local = await openJournal(cmd.file);
+      } catch (e) {
+        return err(io, `cannot open ${cmd.file}: ${e instanceof Error ? (e.message.split('\n')[0] ?? '') : String(e)}`);
+      }
+      try {
+        if (resolvePath(cmd.file) === resolvePath(service.deps.store.path)) return err(io, `${cmd.file} is this journal itself: name the local file to import`);
+        const r = await importJournal(local, service.deps.store, { file: cmd.file, actor, host: hostname().split('.')[0] || 'host', at: (io.now ?? (() => new Date()))().toISOString(), ...(cmd.into !== undefined ? { into: cmd.into } : {}), ...(cmd.incident !== undefined ? { incident: cmd.incident } : {}) });
+        if (!r.ok) return err(io, r.error);
+        for (const i of r.incidents) {
+          out(io, `imported local #${i.local} into #${i.shared}${i.opened ? ' (opened here)' : ''}: ${i.appended} event${i.appended === 1 ? '' : 's'} appended${i.already ? `, ${i.already} already imported before` : ''}`);
+          for (const b of i.bothSides) out(io, `  step ${b.step} was decided on both sides: here event ${b.shared.seq} (${b.shared.kind} by ${actorName(b.shared.by)}), there event ${b.local.seq} (${b.local.kind} by ${actorName(b.local.by)}): the shared decision stands; the local one is kept as a note`);
+        }
+        return 0;
+      } finally {
+        await local.close();
+      }
+    }
+    case 'journal status': {
+      const store = service.deps.store;
+      const side = store.replicaSide;
+      const st = side ? await side.status() : { kind: store.kind, where: store.path, server: store.path, primary: true };
+      out(io, `journal: ${shownJournal(st.where)} (${st.kind})`);
+      out(io, st.kind === 'postgres' ? `database: ${st.server}, ${st.primary ? 'the primary: takes writes' : 'a standby: read-only, decisions are not recorded here'}` : 'database: this file, on this machine (one site; PostgreSQL for replicas at several)');
+      const seen = side ? await side.replicas() : [];
+      const now = (io.now ?? (() => new Date()))().getTime();
+      out(io, seen.length === 0 ? 'replicas seen: none (a bot sends a heartbeat every 15 s while it runs)' : `replicas seen (${seen.length}):`);
+      for (const r of seen) {
+        const ago = Math.max(0, Math.round((now - Date.parse(r.lastSeen)) / 1000));
+        const stale = ago > HEARTBEAT_STALE_S ? ` — no heartbeat for ${ago} s: stopped, or cut off from the database` : '';
+        out(io, `  ${clean(r.replica)}  site ${clean(r.site)}  host ${clean(r.host)}  seatbelt ${clean(r.version)}  last seen ${ago} s ago (since ${r.started})${stale}`);
+      }
+      return 0;
+    }
     case 'journal verify': {
       if (cmd.incident !== undefined && !await service.deps.store.incident(cmd.incident)) return err(io, `no incident #${cmd.incident}`);
       const r = await service.deps.store.verify(cmd.incident);
@@ -319,6 +360,7 @@ export function headOf(view: IncidentView): string {
 function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
   if (r.ok) {
     const e = r.event;
+    if (r.retook) out(io, retookWords(r.retook));
     out(io, `${r.duplicate ? 'already recorded' : 'recorded'}: ${step} ${e.kind === 'step.done' ? 'done' : 'skipped'} by ${actorName(e.actor)} at ${e.happenedAt} (event ${e.seq}, journal head ${headOf(r.view)})`);
     if (e.kind === 'step.done' && typeof e.payload.report === 'number') out(io, e.payload.detected === true ? `the probe that detected the incident is this step's report (event ${e.payload.report}): the site was not polled again` : `probe report stored as evidence (event ${e.payload.report})`);
     printSteps(io, r.view);
@@ -327,6 +369,8 @@ function printDecision(io: CliIo, r: DecideResult, step: string): ExitCode {
   switch (r.kind) {
     case 'invalid':
       return err(io, r.message);
+    case 'running':
+      return err(io, runningWords(r.lease));
     case 'conflict':
       return err(io, `${step} was already decided by ${actorName(r.by)} at ${r.at} (${r.what})`);
     case 'answered-no':

@@ -6,18 +6,25 @@ import { loadInventory, type LoadResult } from '../inventory/load.ts';
 import { helpFor, parseTokens, USAGE } from '../commands/parse.ts';
 import { COMMANDS } from '../commands/table.ts';
 import { journalPath } from '../journal/location.ts';
+import { isPostgresUrl } from '../journal/spec.ts';
 import type { CliIo, ExitCode } from './io.ts';
 import { describeFleet } from './check.ts';
+import { resolveVantage } from '../probes/vantage.ts';
 import { PACKAGE_NAME, readVersion } from './version.ts';
 
 export type { CliIo, ExitCode } from './io.ts';
 
 /** The commands that only read the journal: they run without an inventory when the journal's place is known without one. */
-const READS_JOURNAL: readonly string[] = ['journal', 'journal verify', 'export', 'incident list'];
+const READS_JOURNAL: readonly string[] = ['journal', 'journal verify', 'journal status', 'journal import', 'export', 'incident list'];
 
 const NO_INVENTORY = 'no inventory: pass --inventory FILE or set SEAT_INVENTORY (the drill fleet is drills/fleet.yaml)';
 
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
+  // `seat journal migrate` / `seat journal copy` (journal-admin.ts): the schema owner's commands, run before any journal is opened.
+  if (argv[0] === 'journal' && (argv[1] === 'migrate' || argv[1] === 'copy')) {
+    const admin = await import('./journal-admin.ts');
+    return argv[1] === 'migrate' ? admin.journalMigrate(argv.slice(2), io) : admin.journalCopy(argv.slice(2), io);
+  }
   const split = splitGlobalOptions(argv);
   if (!split.ok) return usageError(io, split.error);
   // Verbs and flags are checked before any inventory is read: a typo is told as a typo, and
@@ -60,7 +67,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     // Reading, verifying and exporting a journal need no fleet: SEAT_JOURNAL, else the state folder's.
     if (!READS_JOURNAL.includes(command.verb)) return usageError(io, NO_INVENTORY, split.rest);
     const where = journalPath(io.env);
-    if (!existsSync(where.path)) {
+    if (!isPostgresUrl(where.path) && !existsSync(where.path)) {
       io.stderr.write(`seat: no journal at ${where.path} (${where.from === 'SEAT_JOURNAL' ? 'SEAT_JOURNAL' : 'the state folder'}): set SEAT_JOURNAL to the journal file, or pass --inventory FILE if the inventory names it\n`);
       return 2;
     }
@@ -86,6 +93,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       const parsed = parseTokens(split.rest, fleet.siteNames);
       if (!parsed.ok) return usageError(io, parsed.error, split.rest);
       if (parsed.command.verb !== 'probe') return usageError(io, `expected a probe command, got ${parsed.command.verb}`, split.rest);
+      // Where the findings say they were measured from: a bad SEAT_VANTAGE is told, never guessed at.
+      const vantage = resolveVantage(io.env, fleet.inventory.vantage);
+      if (!vantage.ok) {
+        io.stderr.write(`seat: ${vantage.error}\n`);
+        return 2;
+      }
       // Loaded only here: help, --version and check answer without the probes' code.
       const { probeToTerminal } = await import('./run-probe.ts');
       return probeToTerminal(parsed.command, fleet, io, inventoryPath);

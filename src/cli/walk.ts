@@ -4,6 +4,7 @@
 import { createInterface } from 'node:readline';
 import { actorName, detectingReport, IncidentService } from '../incident/service.ts';
 import { currentStep } from '../incident/engine.ts';
+import { retookWords, runningWords } from '../incident/lease-words.ts';
 import type { Evidence, StepInput, StepSpec } from '../incident/types.ts';
 import { clean } from '../probes/edge/text.ts';
 import type { WalkCommand } from '../commands/table.ts';
@@ -107,6 +108,7 @@ export async function walk(service: IncidentService, id: number | undefined, io:
       if (cur.spec.kind === 'probe' && !detectingReport(view, input.site ?? view.incident.site, (io.now ?? (() => new Date()))())) say(`probing ${view.incident.site}…`);
       const r = await service.decide({ incident: view.incident.id, step: cur.spec.id, decision: 'done', actor, ...(evidence ? { evidence } : {}), input });
       if (r.ok) {
+        if (r.retook) say(retookWords(r.retook));
         say(`recorded: ${cur.spec.id} done by ${actorName(actor)} at ${r.event.happenedAt} (event ${r.event.seq}, journal head ${r.event.hash.slice(0, 12)})`);
         const v = r.event.payload.verdict as { status?: string; runbook?: string | null } | undefined;
         const from = r.event.payload.detected === true ? `the probe that detected the incident, event ${String(r.event.payload.report)}: not polled again` : `report stored as event ${String(r.event.payload.report)}`;
@@ -118,6 +120,8 @@ export async function walk(service: IncidentService, id: number | undefined, io:
         say(`recorded: ${cur.spec.id} answered no (event ${r.event.seq}); the step stays open: [d]one once the answer is yes, or [s]kip`);
       } else if (r.kind === 'conflict') {
         say(`already decided by ${actorName(r.by)} at ${r.at}`);
+      } else if (r.kind === 'running') {
+        say(runningWords(r.lease));
       } else {
         say(`not recorded: ${r.message}`);
       }

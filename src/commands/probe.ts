@@ -9,7 +9,9 @@ import { createHttpPool, type HttpTransport } from '../probes/edge/transport.ts'
 import { planGroup } from '../probes/index.ts';
 import { isLead, planDeadline, runTasks, startOrder, type RunEvent, type SetTimer } from '../probes/runner.ts';
 import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
+import { crossCheckedStream } from '../diagnose/cross-check.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeTask, Reaper } from '../probes/types.ts';
+import { vantageFor } from '../probes/vantage.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -50,6 +52,9 @@ export interface ProbeReport {
   /** How many targets were asked ahead of the rest because they cost their timeout last time. */
   askedFirst?: number;
   deadlineMs: number;
+  /** Where its findings were measured from (each finding's provenance names its own): one for a probe,
+   * several for reports merged (diagnose/vantage.ts mergeVantages). Absent before schemaVersion 3. */
+  vantages?: string[];
   findings: Finding[];
   summary: Summary;
   verdict: Verdict;
@@ -79,6 +84,8 @@ export interface ProbeDeps {
    * timeout, so the whole command takes the timeout, not the timeout plus start-up. Unset: the probe
    * began as it was asked. */
   origin?: number;
+  /** Where this probe measures from; unset: SEAT_VANTAGE, the inventory's `vantage:`, else the host name. */
+  vantage?: string;
 }
 
 /** The least of a target's timeout start-up may spend: however slow the start, a target gets half. */
@@ -172,6 +179,7 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   const t0 = deps.origin ?? monotonic();
   const plan = planProbe(fleet, req, deps);
   const { tasks, sites, deadlineMs } = plan;
+  const vantage = deps.vantage ?? vantageFor(deps.env ?? process.env, fleet.inventory.vantage);
   const startedAt = new Date(clock().getTime() - (monotonic() - t0));
   let findings: Finding[];
   // The diagnosis is loaded while the probes wait on the network, not before the first request.
@@ -179,12 +187,14 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
   // What comes in while the slowest targets are awaited is made ready for the end as it comes: its
   // place in the report order and what the memory learns of it. After the last answer, little is left.
   const lesson = deps.memory ? new Lesson() : null;
+  // Streamed GPU rows wait for the seats' answers and go out as the report will have them (cross-check.ts).
+  const stream = crossCheckedStream(fleet, tasks.filter((t) => t.probe === 'seat').length, (e) => deps.onEvent?.(e));
   const onEvent = (e: RunEvent): void => {
     if (e.type === 'task') {
       prepareOrder(e.findings);
       lesson?.add(e.findings);
     }
-    deps.onEvent?.(e);
+    stream.onEvent(e);
   };
   try {
     const run = runTasks(tasks, {
@@ -198,16 +208,19 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
       ...(deps.signal ? { signal: deps.signal } : {}),
       ...(deps.setTimer ? { setTimer: deps.setTimer } : {}),
       clock,
+      vantage,
     });
     diagnosis = import('../diagnose/verdict.ts');
     ({ findings } = await run);
   } finally {
     plan.close();
   }
+  stream.flush();
   if (lesson) deps.memory?.take(lesson, clock().getTime());
   const durationMs = Math.round(monotonic() - t0);
-  const { decide, summarize } = await diagnosis;
-  const ordered = sortFindings(findings);
+  const { decide, summarize, crossCheck } = await diagnosis;
+  // GPU rows judged beside the seats' own answers: the rows say what the verdict reads.
+  const ordered = sortFindings(crossCheck(fleet, findings));
   const summary = summarize(fleet, ordered, sites);
   return {
     schemaVersion: SCHEMA_VERSION,
@@ -223,13 +236,14 @@ export async function runProbe(fleet: Fleet, req: ProbeRequest, deps: ProbeDeps 
     waitMs: plan.env.timeoutMs,
     askedFirst: plan.askedFirst,
     deadlineMs,
+    vantages: [vantage],
     findings: ordered,
     summary,
     verdict: decide(sites, summary),
   };
 }
 
-const PROBE_ORDER = ['gateway', 'alias', 'seat', 'container', 'gpu', 'ups', 'bmc', 'firewall', 'host'];
+const PROBE_ORDER = ['gateway', 'alias', 'seat', 'container', 'gpu', 'ups', 'bmc', 'oob-path', 'firewall', 'host'];
 const STATUS_ORDER = ['down', 'degraded', 'unknown', 'up'];
 
 /** Stable report order: by probe, worst first, then by name — not by who answered first. Each name
@@ -365,6 +379,7 @@ export function reportJson(report: ProbeReport, findings: unknown[] = report.fin
     drill: report.drill,
     schemaVersion: report.schemaVersion,
     sites: report.sites,
+    vantages: report.vantages ?? [],
     timeoutMs: report.timeoutMs,
     startupMs: report.startupMs ?? 0,
     waitMs: report.waitMs ?? report.timeoutMs,

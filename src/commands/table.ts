@@ -49,6 +49,8 @@ export interface NoteCommand { verb: 'note'; incident?: number; text: string }
 export interface JournalCommand { verb: 'journal'; incident?: number }
 /** `head`: a head hash someone kept (8 to 64 hex digits, lowercased), checked against the journal. */
 export interface JournalVerifyCommand { verb: 'journal verify'; incident?: number; head?: string }
+export interface JournalStatusCommand { verb: 'journal status' }
+export interface JournalImportCommand { verb: 'journal import'; file: string; into?: number; incident?: number }
 export interface WalkCommand { verb: 'walk'; incident?: number }
 export interface OverrideRequestCommand { verb: 'override request'; step: string; guardrail: string; incident?: number; reason: string }
 export interface OverrideApproveCommand { verb: 'override approve'; request: number; incident?: number }
@@ -350,6 +352,27 @@ export const COMMANDS = [
       },
     },
     build: ({ args, flags }): JournalVerifyCommand => ({ verb: 'journal verify', ...opt('incident', incidentNumber(args.incident)), ...opt('head', flags.head) }),
+  }),
+  defineCommand({
+    words: ['journal status'],
+    summary: 'which journal, which database server answers and whether it takes writes, and the bot replicas seen with their last heartbeat',
+    frontEnds: ['cli'],
+    needsInventory: true,
+    args: [],
+    flags: {},
+    build: (): JournalStatusCommand => ({ verb: 'journal status' }),
+  }),
+  defineCommand({
+    words: ['journal import'],
+    summary: 'append an incident worked in a local journal file (while the shared one was out of reach) to this journal, as a marked segment; a step decided on both sides is named',
+    frontEnds: ['cli'],
+    needsInventory: true,
+    args: [{ name: 'file', kind: 'path', required: true, shown: '<file>', help: 'the local SQLite journal' }],
+    flags: {
+      into: { type: 'string', value: 'N', schema: IncidentFlag, expect: 'an incident number like 7', help: 'the shared incident it continues (default: open it anew)' },
+      incident: { type: 'string', value: 'N', schema: IncidentFlag, expect: 'an incident number like 7', help: 'only this incident of the local file' },
+    },
+    build: ({ args, flags }): JournalImportCommand => ({ verb: 'journal import', file: args.file, ...opt('into', flags.into), ...opt('incident', flags.incident) }),
   }),
   defineCommand({
     words: ['walk'],

@@ -2,6 +2,11 @@
 // Nothing here reads `detail`, `target` or `measuredBy`: they are for people and may be reworded.
 import type { AliasRef, Fleet } from '../inventory/fleet.ts';
 import type { Finding, FindingStatus, Reason } from '../probes/types.ts';
+import { crossCheck } from './cross-check.ts';
+import { vantageOf } from '../probes/vantage.ts';
+import { oobFacts, vantageNames, vantageSite, type OobFacts, type SiteVantages, type VantageFacts } from './vantage-facts.ts';
+
+export type { OobFacts, SiteVantages, VantageFacts } from './vantage-facts.ts';
 
 export interface Route {
   /** A host name, or `paid:<backend>` / `backend:<backend>` for outside backends. */
@@ -120,9 +125,61 @@ export interface Summary {
   ups: UpsFacts[];
   containers: ContainerFacts;
   counts: Record<FindingStatus, number>;
+  /** Where the findings were measured from, and what each vantage saw of each site (diagnose/vantage.ts). */
+  vantages: VantageFacts;
+  /** How each site's BMCs and UPS reach out (its firewall, or a separate path), and what those paths answered. */
+  oob: OobFacts[];
 }
 
-export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = fleet.siteNames): Summary {
+/** The facts of findings. From two vantages or more, a site is as the vantages that reached it saw it,
+ * and `vantages` says who saw what (diagnose/vantage.ts). */
+export function summarize(fleet: Fleet, given: Finding[], scope: string[] = fleet.siteNames): Summary {
+  // GPU rows judged beside the seats' answers (cross-check.ts; nothing changes on findings already checked).
+  const findings = crossCheck(fleet, given);
+  const names = vantageNames(findings);
+  const all = summarizeOne(fleet, findings, scope);
+  if (names.length < 2) return { ...all, vantages: { names, at: [], sites: [] } };
+  return acrossVantages(fleet, findings, names, all, (mine) => summarizeOne(fleet, mine, scope));
+}
+
+/**
+ * The summary of findings from two vantages or more: each vantage's own summary (`one`), then each
+ * site as the vantages that reached it saw it — a site is dark only where no vantage reached it. The
+ * facts that are not a site's (aliases, GPUs, the gateway) are those of every finding (`all`).
+ */
+function acrossVantages(fleet: Fleet, findings: readonly Finding[], names: string[], all: Omit<Summary, 'vantages'>, one: (findings: Finding[]) => Omit<Summary, 'vantages'>): Summary {
+  const per = names.map((v) => ({ v, at: vantageSite(fleet, v), s: one(findings.filter((f) => vantageOf(f) === v)) }));
+  const sites: SiteFacts[] = [];
+  const views: SiteVantages[] = [];
+  for (const base of all.sites) {
+    const seen = per.map((p) => ({ ...p, site: p.s.sites.find((x) => x.site === base.site) }));
+    const reached = seen.filter((p) => p.site?.state === 'up' || p.site?.state === 'partial');
+    const dark = seen.filter((p) => p.site?.state === 'dark');
+    const pick = reached.find((p) => p.site?.state === 'up') ?? reached[0] ?? dark[0] ?? seen.find((p) => p.site?.state !== 'not probed');
+    sites.push(pick?.site ?? base);
+    views.push({
+      site: base.site,
+      darkFrom: dark.map((p) => p.v),
+      witnesses: dark.filter((p) => p.at !== base.site && answersElsewhere(p.s, [base.site])).map((p) => p.v),
+      reachedFrom: reached.map((p) => p.v),
+      downFromSome: reached.length > 0 ? dark.reduce((n, p) => n + (p.site?.failed ?? 0), 0) : 0,
+    });
+  }
+  return { ...all, sites, vantages: { names, at: per.map((p) => ({ vantage: p.v, site: p.at })), sites: views } };
+}
+
+
+/** Something outside the sites `dark` answered: a site up or partial, the gateway, or a seat not at one
+ * of them (rules/answered.ts somethingAnswered: what tells a dark site from this vantage's own network). */
+export function answersElsewhere(facts: Pick<Summary, 'sites' | 'gateway' | 'seats'>, dark: readonly string[]): boolean {
+  return (
+    facts.sites.some((s) => s.state === 'up' || s.state === 'partial') ||
+    facts.gateway.answered ||
+    facts.seats.answered.some((s) => s.site === null || !dark.includes(s.site))
+  );
+}
+
+function summarizeOne(fleet: Fleet, findings: Finding[], scope: string[]): Omit<Summary, 'vantages'> {
   // One pass sorts the findings by what they are about; each fact then reads only its own (on a fleet
   // of thousands of aliases this is what a person waits for after the last answer).
   const counts: Record<FindingStatus, number> = { up: 0, down: 0, degraded: 0, unknown: 0 };
@@ -136,7 +193,7 @@ export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = f
   const engines: Finding[] = [];
   for (const f of findings) {
     counts[f.status] += 1;
-    if (f.reason === 'engine_not_running' && f.data.kind === 'gpu-seat') engines.push(f);
+    if ((f.reason === 'engine_not_running' || f.reason === 'answers_no_process') && f.data.kind === 'gpu-seat') engines.push(f);
     switch (f.subject.kind) {
       case 'alias':
         if (f.subject.inInventory) aliases.push(f as AliasFinding);
@@ -174,6 +231,7 @@ export function summarize(fleet: Fleet, findings: Finding[], scope: string[] = f
     ups: upsFacts(ups),
     containers: containerFacts(fleet, containers),
     counts,
+    oob: oobFacts(fleet, sited),
   };
 }
 
@@ -317,7 +375,7 @@ function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: Sea
     // No memory figures on the card: its empty process list says nothing of the engine.
     const card = free.get(`${e.host}#${e.index}`);
     if (card === null) continue;
-    if (answered.has(`${e.seat}@${e.host}`)) facts.answeringElsewhere.push(e);
+    if (f.reason === 'answers_no_process' || answered.has(`${e.seat}@${e.host}`)) facts.answeringElsewhere.push(e);
     else facts.enginesNotRunning.push(e);
   }
   return facts;
@@ -348,7 +406,8 @@ function siteFacts(fleet: Fleet, findings: Finding[], scope: string[]): SiteFact
   const bySite = new Map<string, Finding[]>();
   for (const f of findings) {
     const site = f.subject.kind === 'address' || f.subject.kind === 'ups' ? f.subject.site : null;
-    if (site === null) continue;
+    // A BMC's or UPS's separate way out is not one of the site's addresses (OobFacts says what it answered).
+    if (site === null || (f.subject.kind === 'address' && f.subject.role === 'oob-path')) continue;
     const list = bySite.get(site);
     if (list) list.push(f);
     else bySite.set(site, [f]);

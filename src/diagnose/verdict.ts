@@ -4,8 +4,10 @@ import type { Summary } from './facts.ts';
 import { proposals, type Proposal } from './rules/index.ts';
 import type { ProposedRunbook } from './runbooks.ts';
 import { ownLines, conclusionLine, elsewhereLines, fleetLines } from './words.ts';
+import { outOfBandLines } from './vantage-words.ts';
 
 export { summarize, type Summary } from './facts.ts';
+export { crossCheck } from './cross-check.ts';
 
 export interface Verdict {
   status: 'ok' | 'degraded' | 'down';
@@ -23,14 +25,16 @@ export function decide(sites: string[], facts: Summary): Verdict {
   const lines: string[] = [];
   const conclusion = proposal ? conclusionLine(proposal, facts) : null;
   if (conclusion) lines.push(conclusion);
+  if (proposal) lines.push(...outOfBandLines(proposal, facts));
   lines.push(...ownLines(sites, facts), ...fleetLines(facts), ...elsewhereLines(sites, facts));
 
-  // A seat that answers is not down because no process was seen on its declared card: that reading
-  // is a question (which GPU it really uses), counted as degraded.
-  const reread = facts.gpus.answeringElsewhere.length;
+  // A seat that answers is not down because no process was seen on its declared card: the cross-check
+  // (cross-check.ts) made that row degraded, a question of which GPU it really uses; the counts are the rows'.
+  // A site one vantage cannot reach while another does is that vantage's path: degraded, not down.
+  const fromSome = facts.vantages.sites.reduce((n, s) => n + s.downFromSome, 0);
   const { up, unknown } = facts.counts;
-  const down = facts.counts.down - reread;
-  const degraded = facts.counts.degraded + reread;
+  const down = facts.counts.down - fromSome;
+  const degraded = facts.counts.degraded + fromSome;
   const total = up + down + degraded + unknown;
   // Not measured is not up: an unknown finding never reads as OK.
   const status: Verdict['status'] = down > 0 ? 'down' : degraded + unknown > 0 || total === 0 ? 'degraded' : 'ok';

@@ -3,6 +3,7 @@ import { fmtInt } from '../probes/edge/text.ts';
 import type { Reason } from '../probes/types.ts';
 import type { FallbackFacts, Route, Summary, UpsFacts } from './facts.ts';
 import type { Proposal } from './rules/index.ts';
+import { darkFromWords, unreachableFromLine } from './vantage-words.ts';
 
 /** The rule's own conclusion, when it is one a person must read first. */
 export function conclusionLine(p: Proposal, f: Summary): string | null {
@@ -15,8 +16,10 @@ export function conclusionLine(p: Proposal, f: Summary): string | null {
       const unmeasured = dark.reduce((n, s) => n + s.unmeasured, 0);
       const every = unmeasured > 0 ? `every measured address${bmc} failed (${unmeasured} not measured)` : `every address${bmc} failed`;
       const answering = others ? ' while other sites answer' : f.gateway.answered ? ' while the gateway answers' : '';
-      return `site ${p.sites.join(', ')} dark: ${every}${answering} — do not poll it waiting${ups}`;
+      return `site ${p.sites.join(', ')} dark: ${every}${answering}${darkFromWords(p.sites, f)} — do not poll it waiting${ups}`;
     }
+    case 'unreachable-from':
+      return unreachableFromLine(p, f);
     case 'no-network':
       return 'nothing answered — no site (the other sites’ control checks included), not the gateway, no seat: check this machine’s own network first';
     case 'keys-rejected':

@@ -74,7 +74,7 @@ export interface SiteLook {
 }
 
 export function siteIn(findings: readonly Finding[], site: string): SiteLook {
-  const addresses = findings.filter((f) => f.subject.kind === 'address' && f.subject.site === site && f.subject.role !== 'control');
+  const addresses = findings.filter((f) => f.subject.kind === 'address' && f.subject.site === site && f.subject.role !== 'control' && f.subject.role !== 'oob-path');
   const bmcs = addresses.filter((f) => f.subject.kind === 'address' && f.subject.role === 'bmc');
   return {
     addresses,

@@ -3,6 +3,7 @@
 // guardrails at the moment it is made (never trusting what a button showed a minute ago), then
 // records through the store's compare-and-set, so of two people clicking one step one wins.
 import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { checkStep, GUARDRAILS } from '../guardrails/index.ts';
 import type { Fleet } from '../inventory/fleet.ts';
@@ -14,6 +15,7 @@ import { brokenChain } from './chain-check.ts';
 import { project, isOpenStep, type IncidentView, type StepView } from './engine.ts';
 import { packageRoot } from './library.ts';
 import { overrideState, standingApproval, type OverrideState } from './overrides.ts';
+import type { Lease } from '../journal/store.ts';
 import { actorKey, type Actor, type EventKind, type Evidence, type Incident, type JournalEvent, type Runbook, type StepInput } from './types.ts';
 
 export const OVERRIDE_TTL_MS = 15 * 60 * 1000;
@@ -30,12 +32,18 @@ export interface ServiceDeps {
   now: () => Date;
   /** Runs a probe step's probe on a site; the report is stored as evidence. */
   probe?: (site: string, only: Runbook['steps'][number]['probe']) => Promise<ProbeReport>;
+  /** This process among the bot's replicas (host:pid by default): who holds a probe step's lease. */
+  replica?: string;
+  /** How long a probe step's lease holds before another replica may run the step again. */
+  leaseMs?: number;
 }
 
 export type Refusal = { guardrail: string; override: boolean; refused: string; why: string; instead: string; waitsFor?: string };
 
 export type DecideResult =
-  | { ok: true; event: JournalEvent; duplicate: boolean; view: IncidentView }
+  | { ok: true; event: JournalEvent; duplicate: boolean; view: IncidentView; retook?: Lease }
+  /** The step's probe is running now, on this replica or another: who pressed Done, where, until when. */
+  | { ok: false; kind: 'running'; lease: Lease }
   | { ok: false; kind: 'conflict'; by: Actor; at: string; what: string }
   | { ok: false; kind: 'refused'; refusals: Refusal[]; event: JournalEvent; view: IncidentView }
   | { ok: false; kind: 'invalid'; message: string }
@@ -57,6 +65,14 @@ export interface Decision {
 
 export class IncidentService {
   constructor(readonly deps: ServiceDeps) {}
+
+  private replica(): string {
+    return this.deps.replica ?? defaultReplica();
+  }
+
+  private leaseMs(): number {
+    return this.deps.leaseMs ?? Math.max(60_000, 2 * (this.deps.fleet.inventory.settings.deadlineMs ?? 30_000));
+  }
 
   private iso(): string {
     return this.deps.now().toISOString();
@@ -225,10 +241,22 @@ export class IncidentService {
     if (override !== undefined) payload.override = override;
     if (spec.kind === 'probe') {
       if (!this.deps.probe) return { ok: false, kind: 'invalid', message: 'this front end cannot run probes' };
-      const report = await this.deps.probe(input.site ?? view.incident.site, spec.probe);
-      const stored = await this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
-      if (stored.ok) payload.report = stored.event.seq;
-      payload.verdict = { status: report.verdict.status, runbook: report.verdict.runbook ?? null };
+      // The probe runs under the step's lease: a second press, here or on another replica, is told
+      // who runs it; a lease left by a replica that died runs out and the step runs again.
+      const leases = this.deps.store.replicaSide;
+      const at = now.toISOString();
+      const lease = leases ? await leases.takeLease({ incident: d.incident, step: d.step, by: d.actor, replica: this.replica(), at, until: new Date(now.getTime() + this.leaseMs()).toISOString() }) : undefined;
+      if (lease && !lease.ok) return { ok: false, kind: 'running', lease: lease.held };
+      try {
+        const report = await this.deps.probe(input.site ?? view.incident.site, spec.probe);
+        const stored = await this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
+        if (stored.ok) payload.report = stored.event.seq;
+        payload.verdict = { status: report.verdict.status, runbook: report.verdict.runbook ?? null };
+        const r = await this.record({ ...base, kind: 'step.done', payload }, expect);
+        return r.ok && lease?.ok && lease.expired ? { ...r, retook: lease.expired } : r;
+      } finally {
+        if (leases && lease?.ok) await leases.dropLease(d.incident, d.step, lease.token).catch(() => {});
+      }
     }
     return this.record({ ...base, kind: 'step.done', payload }, expect);
   }
@@ -346,6 +374,12 @@ export function detectingReport(view: IncidentView, site: string, now: Date): { 
     return { seq: e.seq, verdict: { status: report.verdict?.status ?? null, runbook: report.verdict?.runbook ?? null } };
   }
   return null;
+}
+
+/** This process among the bot's replicas: SEAT_REPLICA, else host:pid. */
+export function defaultReplica(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env.SEAT_REPLICA?.trim();
+  return named && /^[\w.:-]{1,128}$/.test(named) ? named : `${hostname().split('.')[0] || 'host'}:${process.pid}`;
 }
 
 export function actorName(a: Actor): string {

@@ -77,21 +77,68 @@ export const OobDeviceSchema = z.strictObject({
   tcpPorts: z.array(port).default([]),
 });
 
-export const UpsSchema = z.strictObject({
-  host: address,
-  port: port.default(3493),
-  name,
-  ratedVA: z.number().positive().optional(),
-  ratedW: z.number().positive().optional(),
+/** A BMC's or UPS's own way out when the site's firewall is gone (an LTE router): probed from every vantage. */
+export const OobPathSchema = z.strictObject({
+  /** What it is, for the report ("lte-router"); absent: its address. */
+  name: name.optional(),
+  address,
+  tcpPorts: z.array(port).default([]),
 });
 
-export const SiteSchema = z.strictObject({
-  description: z.string().optional(),
-  hosts: z.record(name, HostSchema),
-  ups: UpsSchema.optional(),
-  bmc: z.record(name, OobDeviceSchema).default({}),
-  firewall: OobDeviceSchema.optional(),
-});
+/**
+ * How an out-of-band device is reached: `firewall` (through the site's own firewall: the default where
+ * the site has one) or `separate` (its own path, named in `path`). Seed 002: the BMC rode the firewall
+ * the site's loss took down, so the one tool for "the box is down" was dark too.
+ */
+const oobVia = {
+  via: z.enum(['firewall', 'separate']).optional(),
+  path: OobPathSchema.optional(),
+};
+
+function viaIssues(d: { via?: 'firewall' | 'separate' | undefined; path?: unknown }): { code: 'custom'; input: unknown; message: string; path: string[] }[] {
+  if (d.via === 'separate' && d.path === undefined) {
+    return [{ code: 'custom', input: d, message: 'via: separate needs the path to probe: path: { address: ADDRESS } (the LTE router or other way out)', path: ['path'] }];
+  }
+  if (d.via !== 'separate' && d.path !== undefined) {
+    return [{ code: 'custom', input: d.path, message: 'a path is read only with via: separate: add via: separate, or leave the path out', path: ['path'] }];
+  }
+  return [];
+}
+
+export const BmcSchema = OobDeviceSchema.extend(oobVia).check((ctx) => {
+    for (const i of viaIssues(ctx.value)) ctx.issues.push(i);
+  });
+
+export const UpsSchema = z
+  .strictObject({
+    host: address,
+    port: port.default(3493),
+    name,
+    ratedVA: z.number().positive().optional(),
+    ratedW: z.number().positive().optional(),
+    ...oobVia,
+  })
+  .check((ctx) => {
+    for (const i of viaIssues(ctx.value)) ctx.issues.push(i);
+  });
+
+export const SiteSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    hosts: z.record(name, HostSchema),
+    ups: UpsSchema.optional(),
+    bmc: z.record(name, BmcSchema).default({}),
+    firewall: OobDeviceSchema.optional(),
+  })
+  .check((ctx) => {
+    const s = ctx.value;
+    if (s.firewall) return;
+    // Through a firewall the site does not name: nothing could say so in a report.
+    if (s.ups?.via === 'firewall') ctx.issues.push({ code: 'custom', input: s.ups.via, message: 'via: firewall, but this site names no firewall: add the firewall, or say via: separate with its path', path: ['ups', 'via'] });
+    for (const [n, b] of Object.entries(s.bmc)) {
+      if (b.via === 'firewall') ctx.issues.push({ code: 'custom', input: b.via, message: 'via: firewall, but this site names no firewall: add the firewall, or say via: separate with its path', path: ['bmc', n, 'via'] });
+    }
+  });
 
 export const SeatSchema = z
   .strictObject({
@@ -163,6 +210,33 @@ export const SettingsSchema = z.strictObject({
   deadlineMs: z.number().int().min(100).max(600_000).default(10_000),
   concurrency: z.number().int().min(1).max(512).default(128),
   upsLoadWarnPct: z.number().min(1).max(100).default(80),
+  /** The operations listener's host:port (SEAT_HTTP_LISTEN wins); absent: 127.0.0.1:9464. */
+  httpListen: z.string().max(80).optional(),
+  /** `every 5m` (s, m or h; at least 30s): `seat bot` probes quietly and posts only a change of verdict. Absent: off. */
+  schedule: z
+    .string()
+    .regex(/^(?:off|every [1-9][0-9]{0,4}(?:s|m|h))$/, 'expected "every 5m" (a number and s, m or h), or off')
+    .optional(),
+});
+
+/** Alertmanager's webhook: which alert labels name what in this inventory, and where an alert is posted. */
+export const AlertsSchema = z.strictObject({
+  /** The channel alerts are posted in; absent: the first of oncall.channels. */
+  channel: z.string().regex(/^[CG][A-Z0-9]{2,}$/, 'expected a Slack channel ID like C012ABCDEF').optional(),
+  /** The label names that carry each field (Prometheus's `instance` is a host, or host:port). */
+  labels: z
+    .strictObject({
+      site: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/, 'expected a label name').default('site'),
+      host: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/, 'expected a label name').default('instance'),
+      alias: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/, 'expected a label name').default('alias'),
+      gpu: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,127}$/, 'expected a label name').default('gpu'),
+    })
+    .default({ site: 'site', host: 'instance', alias: 'alias', gpu: 'gpu' }),
+});
+
+export const IncidentsSchema = z.strictObject({
+  /** An Alertmanager alert opens an incident (its first event: the alert, so time to detect counts from startsAt). */
+  autoOpen: z.boolean().default(false),
 });
 
 export const OnCallSchema = z.strictObject({
@@ -175,6 +249,8 @@ export const InventorySchema = z.strictObject({
   fleet: z.string().default('fleet'),
   /** A fleet of stand-ins (the drill): every report it gives is marked DRILL, so none is taken for the real fleet. */
   drill: z.boolean().default(false),
+  /** Where this replica measures from (SEAT_VANTAGE wins; absent: the host name): each finding names it. */
+  vantage: name.optional(),
   /** The incident journal's SQLite file (SEAT_JOURNAL wins); relative to the inventory's folder. */
   journal: z.string().min(1).max(4096).optional(),
   settings: SettingsSchema.default(SettingsSchema.parse({})),
@@ -183,6 +259,9 @@ export const InventorySchema = z.strictObject({
   sites: z.record(name, SiteSchema).refine((s) => Object.keys(s).length > 0, 'name at least one site'),
   seats: z.record(name, SeatSchema).default({}),
   aliases: z.record(name, AliasSchema).default({}),
+  /** Optional (absent: labels site, instance, alias, gpu; the first on-call channel): see src/ops/alert-map.ts. */
+  alerts: AlertsSchema.optional(),
+  incidents: IncidentsSchema.optional(),
 });
 
 export type Inventory = z.output<typeof InventorySchema>;
@@ -192,4 +271,7 @@ export type Seat = z.output<typeof SeatSchema>;
 export type Alias = z.output<typeof AliasSchema>;
 export type Ups = z.output<typeof UpsSchema>;
 export type OobDevice = z.output<typeof OobDeviceSchema>;
+export type Bmc = z.output<typeof BmcSchema>;
+export type OobPath = z.output<typeof OobPathSchema>;
 export type Settings = z.output<typeof SettingsSchema>;
+export type AlertsSettings = z.output<typeof AlertsSchema>;

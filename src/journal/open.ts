@@ -2,14 +2,13 @@
 // of bot replicas (postgres.ts, loaded only then); anything else is a SQLite file.
 import type { JournalStore } from './store.ts';
 import { openSqliteJournal } from './sqlite.ts';
+import { isPostgresUrl } from './spec.ts';
+
+export { isPostgresUrl, shownJournal } from './spec.ts';
 
 export interface OpenJournalOptions {
   /** recordedAt of every event. */
   now?: () => Date;
-}
-
-export function isPostgresUrl(spec: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(spec);
 }
 
 export async function openJournal(spec: string, o: OpenJournalOptions = {}): Promise<JournalStore> {
@@ -18,10 +17,4 @@ export async function openJournal(spec: string, o: OpenJournalOptions = {}): Pro
     return openPostgresJournal(spec, o);
   }
   return openSqliteJournal(spec, o);
-}
-
-/** The spec as a person may see it: a URL's password (and any password= parameter) never shown. */
-export function shownJournal(spec: string): string {
-  if (!isPostgresUrl(spec)) return spec;
-  return spec.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/i, '$1:***@').replace(/([?&]password=)[^&]*/gi, '$1***');
 }

@@ -5,13 +5,14 @@
 // refuses any other change, every read takes the events' values, verify compares), and each
 // incident's event count and head hash are kept in `heads`, which only moves forward to a real event.
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
 import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore } from './store.ts';
+import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus } from './store.ts';
 
 // The step-version queries repeat this text exactly, so SQLite can use the partial index built on
 // it. ORs, not IN: an IN list costs every insert a microsecond more.
@@ -88,6 +89,25 @@ const MIGRATIONS: readonly string[] = [
        OR ((NEW.status IS NOT OLD.status OR NEW.closed_by IS NOT OLD.closed_by OR NEW.closed_at IS NOT OLD.closed_at)
          AND NOT (NEW.status = 'closed' AND EXISTS (SELECT 1 FROM events WHERE incident = NEW.id AND kind = 'incident.closed' AND actor = NEW.closed_by AND happened_at = NEW.closed_at)))
      BEGIN SELECT RAISE(ABORT, 'an incident row is a projection of its events: it cannot be changed by hand; record an event (a note, a correction, a close) instead'); END;`,
+  // 3: what replicas share besides the events: a probe step's lease, and each replica's heartbeat.
+  `CREATE TABLE IF NOT EXISTS leases (
+     incident INTEGER NOT NULL REFERENCES incidents (id),
+     step TEXT NOT NULL,
+     token TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     replica TEXT NOT NULL,
+     taken_at TEXT NOT NULL,
+     until TEXT NOT NULL,
+     PRIMARY KEY (incident, step)
+   );
+   CREATE TABLE IF NOT EXISTS replicas (
+     replica TEXT PRIMARY KEY,
+     site TEXT NOT NULL,
+     host TEXT NOT NULL,
+     version TEXT NOT NULL,
+     started TEXT NOT NULL,
+     last_seen TEXT NOT NULL
+   );`,
 ];
 
 /** The schema version this code writes. */
@@ -102,13 +122,16 @@ export interface SqliteJournalOptions {
   busyTimeoutMs?: number;
 }
 
+/** The SQLite core with its leases and heartbeats. */
+export type SqliteCore = SyncJournalStore & Required<Pick<SyncJournalStore, 'takeLease' | 'dropLease' | 'heartbeat' | 'replicas' | 'status'>>;
+
 /** The journal in a SQLite file, as every caller uses it: asynchronous over the synchronous core. */
 export function openSqliteJournal(path: string, o: SqliteJournalOptions = {}): JournalStore {
   return asyncStore(openSqliteCore(path, o));
 }
 
 /** The synchronous core: one call, one transaction. For tests, benches and tools that own the file. */
-export function openSqliteCore(path: string, o: SqliteJournalOptions = {}): SyncJournalStore {
+export function openSqliteCore(path: string, o: SqliteJournalOptions = {}): SqliteCore {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') prepareFile(file);
   const busy = o.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
@@ -271,11 +294,12 @@ const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
 // Canonical JSON has no leading space: valid JSON that starts with { is an object.
 const READABLE = "json_valid(actor) AND substr(actor, 1, 1) = '{' AS actorOk, json_valid(payload) AND substr(payload, 1, 1) = '{' AS payloadOk";
 
-class SqliteJournal implements SyncJournalStore {
+class SqliteJournal implements SqliteCore {
   private readonly q;
   private readonly txAppend;
   private readonly txMany;
   private readonly txOpen;
+  private readonly txLease;
   private readonly txThread;
 
   constructor(
@@ -313,6 +337,14 @@ class SqliteJournal implements SyncJournalStore {
       verifyOne: p<VerifyRow>(`SELECT ${EVENT_COLUMNS}, ${READABLE} FROM events WHERE incident = ? ORDER BY seq`),
       eventless: p<number>('SELECT id FROM incidents WHERE NOT EXISTS (SELECT 1 FROM events WHERE events.incident = incidents.id) ORDER BY id LIMIT 1').pluck(),
     };
+    this.txLease = db.transaction((l: Lease, actorJson: string): LeaseResult => {
+      const row = db.prepare<[number, string], { token: string; actor: string; replica: string; at: string; until: string }>('SELECT token, actor, replica, taken_at AS at, until FROM leases WHERE incident = ? AND step = ?').get(l.incident, l.step);
+      const was = row ? { incident: l.incident, step: l.step, by: JSON.parse(row.actor) as Actor, replica: row.replica, at: row.at, until: row.until } : undefined;
+      if (was && Date.parse(was.until) > Date.parse(l.at)) return { ok: false, held: was };
+      const token = randomUUID();
+      db.prepare('INSERT INTO leases (incident, step, token, actor, replica, taken_at, until) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (incident, step) DO UPDATE SET token = excluded.token, actor = excluded.actor, replica = excluded.replica, taken_at = excluded.taken_at, until = excluded.until').run(l.incident, l.step, token, actorJson, l.replica, l.at, l.until);
+      return was ? { ok: true, token, expired: was } : { ok: true, token };
+    });
     this.txAppend = db.transaction((c: CheckedEvent, expect: StepExpectation | undefined): AppendResult => {
       const recordedAt = this.stamp();
       const first = this.firstOf(c);
@@ -526,6 +558,36 @@ class SqliteJournal implements SyncJournalStore {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+
+  takeLease(l: Lease): LeaseResult {
+    const actorJson = JSON.stringify(checkActor(l.by));
+    checkWord(l.step, 'the step');
+    checkWord(l.replica, 'the replica');
+    checkTime(l.at, 'the time the lease was taken');
+    checkTime(l.until, 'the time the lease ends');
+    return this.run(() => this.txLease.immediate(l, actorJson));
+  }
+
+  dropLease(incident: number, step: string, token: string): void {
+    this.run(() => this.db.prepare('DELETE FROM leases WHERE incident = ? AND step = ? AND token = ?').run(incident, step, token));
+  }
+
+  heartbeat(r: { replica: string; site: string; host: string; version: string; at: string }): void {
+    checkTime(r.at, 'the heartbeat time');
+    this.run(() =>
+      this.db
+        .prepare('INSERT INTO replicas (replica, site, host, version, started, last_seen) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (replica) DO UPDATE SET site = excluded.site, host = excluded.host, version = excluded.version, last_seen = excluded.last_seen')
+        .run(checkWord(r.replica, 'the replica'), checkWord(r.site, 'the site'), checkWord(r.host, 'the host'), checkWord(r.version, 'the version'), r.at, r.at),
+    );
+  }
+
+  replicas(): ReplicaSeen[] {
+    return this.run(() => this.db.prepare<[], ReplicaSeen>('SELECT replica, site, host, version, started, last_seen AS lastSeen FROM replicas ORDER BY last_seen DESC, replica').all());
+  }
+
+  status(): StoreStatus {
+    return { kind: 'sqlite', where: this.path, server: this.path, primary: true };
   }
 
   // --- inside a transaction -------------------------------------------------------------------

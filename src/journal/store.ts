@@ -51,6 +51,11 @@ export interface SyncJournalStore {
   /** The events whose hash starts with `prefix` (8 to 64 lowercase hex digits): where a head someone kept is now. */
   findHash(prefix: string, incident?: number): HashMatch[];
   close(): void;
+  takeLease?(l: Lease): LeaseResult;
+  dropLease?(incident: number, step: string, token: string): void;
+  heartbeat?(r: { replica: string; site: string; host: string; version: string; at: string }): void;
+  replicas?(): ReplicaSeen[];
+  status?(): StoreStatus;
 }
 
 /**
@@ -77,6 +82,62 @@ export interface JournalStore {
   verify(incident?: number): Promise<VerifyResult>;
   findHash(prefix: string, incident?: number): Promise<HashMatch[]>;
   close(): Promise<void>;
+  /** Leases and heartbeats (both stores have them). */
+  readonly replicaSide?: ReplicaSide;
+}
+
+
+/**
+ * A probe step in progress, held by one replica until it records its decision or the lease runs
+ * out: a replica that dies mid-step leaves a lease that expires, never a step "running" forever.
+ * Leases are coordination, not record: they live beside the events, outside the hash chain.
+ */
+export interface Lease {
+  incident: number;
+  step: string;
+  /** Who pressed Done. */
+  by: Actor;
+  /** The replica running it (host:pid). */
+  replica: string;
+  /** When it was taken and until when it holds (UTC ISO-8601). */
+  at: string;
+  until: string;
+}
+
+export type LeaseResult =
+  | { ok: true; token: string; expired?: Lease }
+  | { ok: false; held: Lease };
+
+/** A bot replica seen by the journal: its heartbeat row. */
+export interface ReplicaSeen {
+  replica: string;
+  site: string;
+  host: string;
+  version: string;
+  /** When it first and last said it was alive (UTC ISO-8601). */
+  started: string;
+  lastSeen: string;
+}
+
+/** Where the journal's database stands: which server answers, and whether it takes writes. */
+export interface StoreStatus {
+  kind: 'sqlite' | 'postgres';
+  where: string;
+  /** The server's address as it says it (PostgreSQL), or the file. */
+  server: string;
+  primary: boolean;
+}
+
+/** Leases and heartbeats: what replicas share besides the events. */
+export interface ReplicaSide {
+  /** Takes the step's lease, or says who holds it; an expired lease is taken over and handed back as `expired`. */
+  takeLease(l: Lease): Promise<LeaseResult>;
+  /** Lets the lease go (its decision recorded, or the run failed). A token that no longer holds it does nothing. */
+  dropLease(incident: number, step: string, token: string): Promise<void>;
+  heartbeat(r: { replica: string; site: string; host: string; version: string; at: string }): Promise<void>;
+  /** Newest first. */
+  replicas(): Promise<ReplicaSeen[]>;
+  status(): Promise<StoreStatus>;
 }
 
 /** The asynchronous face of a synchronous core: each call is one synchronous transaction. */
@@ -105,6 +166,17 @@ export function asyncStore(core: SyncJournalStore): JournalStore {
     verify: (incident) => call(() => core.verify(incident)),
     findHash: (prefix, incident) => call(() => core.findHash(prefix, incident)),
     close: () => call(() => core.close()),
+    ...(core.takeLease && core.dropLease && core.heartbeat && core.replicas && core.status
+      ? {
+          replicaSide: {
+            takeLease: (l: Lease) => call(() => core.takeLease!(l)),
+            dropLease: (incident: number, step: string, token: string) => call(() => core.dropLease!(incident, step, token)),
+            heartbeat: (r: { replica: string; site: string; host: string; version: string; at: string }) => call(() => core.heartbeat!(r)),
+            replicas: () => call(() => core.replicas!()),
+            status: () => call(() => core.status!()),
+          },
+        }
+      : {}),
   };
 }
 
@@ -152,7 +224,9 @@ export type JournalErrorCode =
   | 'journal_full'
   | 'journal_readonly'
   | 'journal_damaged'
-  | 'journal_io';
+  | 'journal_io'
+  | 'journal_unavailable' // no writable PostgreSQL primary could be reached: nothing was recorded
+  | 'journal_unmigrated'; // the PostgreSQL schema is missing or older: run seat journal migrate
 
 /** What went wrong, in one plain line; `code` is what a caller branches on. */
 export class JournalError extends Error {

@@ -1,5 +1,6 @@
 // Findings → one group per kind, counted, with the first and the newest kept: what a person reads.
 // Bounded by the number of kinds, however many times a log repeats itself.
+import { directFixFirst, notBootOrder } from './boot-order.ts';
 import type { Diagnosis, FindingGroup, FindingKind, LogFinding, Severity } from './types.ts';
 
 const ORDER: Record<Severity, number> = { problem: 0, note: 1, info: 2 };
@@ -26,7 +27,10 @@ export class Summary {
   }
 
   result(lines: number, truncatedLines: number): Diagnosis {
-    const groups = [...this.groups.values()].sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.first.line - b.first.line);
+    let groups = [...this.groups.values()].sort((a, b) => ORDER[a.severity] - ORDER[b.severity] || a.first.line - b.first.line);
+    // A KV-cache shortfall the log itself rules out as the boot race: the direct fix first.
+    const why = notBootOrder(groups);
+    if (why !== null) groups = groups.map((g) => (g.kind === 'kv_cache_insufficient' ? { ...g, first: directFixFirst(g.first, why), last: directFixFirst(g.last, why) } : g));
     return { lines, truncatedLines, problems: this.problems, groups };
   }
 }

@@ -12,6 +12,8 @@ export interface OpsDeps {
   ready: Record<string, ReadyCheck>;
   /** The exposition text and its content type. */
   metrics: { text(): Promise<string>; readonly contentType: string };
+  /** POST /alertmanager: Alertmanager's webhook (alertmanager.ts); absent, the path is not served. */
+  alertmanager?: { handle(req: IncomingMessage, res: ServerResponse): void; readonly state: { on: boolean } };
 }
 
 export interface OpsListener {
@@ -24,6 +26,8 @@ export type StartResult = { ok: true; value: OpsListener } | { ok: false; code: 
 
 export function handleOps(deps: OpsDeps, req: IncomingMessage, res: ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0];
+  if (path === '/alertmanager' && deps.alertmanager) return deps.alertmanager.handle(req, res);
+  req.resume();
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'only GET\n', { allow: 'GET, HEAD' });
   if (path === '/healthz') return send(res, 200, 'ok\n');
   if (path === '/readyz') {
@@ -46,7 +50,7 @@ export function handleOps(deps: OpsDeps, req: IncomingMessage, res: ServerRespon
     );
     return;
   }
-  send(res, 404, 'not found: /healthz, /readyz, /metrics\n');
+  send(res, 404, `not found: /healthz, /readyz, /metrics${deps.alertmanager?.state.on ? ', POST /alertmanager' : ''}\n`);
 }
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
@@ -56,8 +60,7 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
 
 export function startOpsListener(at: Pick<ListenAddress, 'host' | 'port'>, deps: OpsDeps): Promise<StartResult> {
   const server: Server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (req, res) => {
-    // Nothing is read from a request body: drain it so the socket is reused or closed cleanly.
-    req.resume();
+    // Only /alertmanager reads a body; handleOps drains every other so the socket is reused or closed cleanly.
     handleOps(deps, req, res);
   });
   return new Promise((resolve) => {

@@ -4,9 +4,10 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ProbeReport } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
+import { isPostgresUrl } from '../journal/spec.ts';
 import { STEP_DECISIONS, type JournalStore } from '../journal/store.ts';
-import { parseListen } from './address.ts';
-import { startOpsListener, type OpsListener, type ReadyCheck } from './listener.ts';
+import { listenFrom } from './address.ts';
+import { startOpsListener, type OpsDeps, type OpsListener, type ReadyCheck } from './listener.ts';
 import { createSeatMetrics, type SeatMetrics } from './metrics.ts';
 
 export interface BotOps {
@@ -28,6 +29,10 @@ export interface BotOpsOptions {
   store?: () => JournalStore | undefined;
   /** Checks the file may be written (default: access(2) on it, or on its folder before it exists). */
   writable?: (path: string) => boolean;
+  /** Whether the shared journal took this replica's last heartbeat (a PostgreSQL journal). */
+  journalAnswers?: () => boolean | undefined;
+  /** POST /alertmanager (alertmanager.ts), served when given. */
+  alertmanager?: OpsDeps['alertmanager'];
 }
 
 export type BotOpsResult = { ok: true; value: BotOps; said: string } | { ok: false; error: string };
@@ -42,8 +47,8 @@ export function fileWritable(path: string): boolean {
 }
 
 export async function startBotOps(fleet: Fleet, o: BotOpsOptions): Promise<BotOpsResult> {
-  const off = o.env.SEAT_HTTP_LISTEN?.trim() === 'off';
-  const at = off ? null : parseListen(o.env.SEAT_HTTP_LISTEN);
+  // SEAT_HTTP_LISTEN wins over the inventory's settings.httpListen; either may say off.
+  const at = listenFrom(o.env, fleet.inventory.settings.httpListen);
   if (at && !at.ok) return { ok: false, error: at.error };
   let slack = false;
   const writable = o.writable ?? fileWritable;
@@ -56,19 +61,27 @@ export async function startBotOps(fleet: Fleet, o: BotOpsOptions): Promise<BotOp
     return { openIncidents: open.length, decisions };
   });
   const ready: Record<string, ReadyCheck> = {
-    journal: () => (writable(o.journalPath) ? { ok: true } : { ok: false, why: 'the journal file cannot be written' }),
+    // A shared PostgreSQL journal is ready while its writes go through (the heartbeat's last answer).
+    journal: () =>
+      isPostgresUrl(o.journalPath)
+        ? o.journalAnswers?.() === false
+          ? { ok: false, why: 'no writable PostgreSQL primary answered the last heartbeat' }
+          : { ok: true }
+        : writable(o.journalPath)
+          ? { ok: true }
+          : { ok: false, why: 'the journal file cannot be written' },
     slack: () => (slack ? { ok: true } : { ok: false, why: 'not connected' }),
   };
-  const started = at ? await startOpsListener(at.value, { ready, metrics }) : null;
+  const started = at ? await startOpsListener(at.value, { ready, metrics, ...(o.alertmanager ? { alertmanager: o.alertmanager } : {}) }) : null;
   // An address asked for that cannot be had stops the bot; the default one taken (another bot, a test) only turns the listener off.
   if (started && !started.ok && at?.value.from !== 'default') return { ok: false, error: started.error };
   const listener = started?.ok ? started.value : null;
   let said: string;
   if (listener) {
     const where = listener.host.includes(':') ? `[${listener.host}]:${listener.port}` : `${listener.host}:${listener.port}`;
-    said = `operations on http://${where} (/healthz, /readyz, /metrics)${at?.value.loopback ? '' : ' — not loopback: whoever reaches it reads the metrics'}`;
+    said = `operations on http://${where} (/healthz, /readyz, /metrics${o.alertmanager?.state.on ? ', POST /alertmanager' : ''})${at?.value.loopback ? '' : ' — not loopback: whoever reaches it reads the metrics'}`;
   } else {
-    said = started && !started.ok ? `operations listener off: ${started.error}` : 'operations listener off (SEAT_HTTP_LISTEN=off)';
+    said = started && !started.ok ? `operations listener off: ${started.error}` : `operations listener off (${o.env.SEAT_HTTP_LISTEN?.trim() === 'off' ? 'SEAT_HTTP_LISTEN=' : 'settings.httpListen: '}off)`;
   }
   return {
     ok: true,

@@ -21,7 +21,7 @@ export interface Snapshot {
 }
 
 export interface Phases {
-  impact: { at: string; from: 'report' | 'opened'; seq: number };
+  impact: { at: string; from: 'report' | 'alert' | 'opened'; seq: number };
   declared: { at: string; seq: number };
   mitigated?: { at: string; seq: number };
   resolved?: { at: string; seq: number };
@@ -105,7 +105,10 @@ export function phasesOf(view: IncidentView, snapshots: Snapshot[]): Phases {
   const closed = [...view.events].reverse().find((e) => e.kind === 'incident.closed');
   const declared = { at: view.incident.openedAt, seq: opened?.seq ?? 1 };
   const bad = snapshots.find((s) => s.status !== 'ok');
-  const impact = bad ? { at: bad.at, from: 'report' as const, seq: bad.seq } : { at: declared.at, from: 'opened' as const, seq: declared.seq };
+  const fromReport = bad ? { at: bad.at, from: 'report' as const, seq: bad.seq } : undefined;
+  // An alert that opened the incident (Alertmanager's startsAt) began the impact when it is earlier.
+  const alert = alertStart(view);
+  const impact = alert && (!fromReport || Date.parse(alert.at) < Date.parse(fromReport.at)) ? alert : (fromReport ?? { at: declared.at, from: 'opened' as const, seq: declared.seq });
   const ok = snapshots.find((s) => s.status === 'ok' && byTime(s, impact) > 0);
   const resolvedAt = view.incident.closedAt ?? closed?.happenedAt;
   return {
@@ -114,6 +117,16 @@ export function phasesOf(view: IncidentView, snapshots: Snapshot[]): Phases {
     ...(ok ? { mitigated: { at: ok.at, seq: ok.seq } } : {}),
     ...(resolvedAt ? { resolved: { at: resolvedAt, seq: closed?.seq ?? view.events.length } } : {}),
   };
+}
+
+/** The first firing alert journalled on the incident (a note whose payload carries the alert's facts), by its startsAt. */
+function alertStart(view: IncidentView): { at: string; from: 'alert'; seq: number } | undefined {
+  for (const e of view.events) {
+    const a = e.kind === 'note' ? (e.payload.alert as { status?: unknown; startsAt?: unknown } | undefined) : undefined;
+    if (!a || a.status !== 'firing' || typeof a.startsAt !== 'string' || Number.isNaN(Date.parse(a.startsAt))) continue;
+    return { at: new Date(Date.parse(a.startsAt)).toISOString(), from: 'alert', seq: e.seq };
+  }
+  return undefined;
 }
 
 export function timesOf(p: Phases): Times {

@@ -11,6 +11,7 @@ import { code, hex, md } from './escape.ts';
 import { describe, evidenceSource, evidenceWords, inputWords, type Source } from './events.ts';
 import { factsOf, type Facts, type Snapshot } from './facts.ts';
 import { snapshotTables } from './snapshots.ts';
+import { powerSection } from './power.ts';
 import { table } from './table.ts';
 import { duration, offset, seconds, utc } from '../render/time.ts';
 
@@ -46,6 +47,7 @@ export function renderMarkdown(view: IncidentView, o: MarkdownOptions, facts: Fa
     overrides(ctx),
     snapshots(ctx),
     evidence(ctx),
+    powerSection(view, o.fleet),
     runbook(ctx),
     corrections(ctx),
     lessons(),
@@ -135,7 +137,7 @@ function verdict(c: Ctx): string {
 function phases(c: Ctx): string {
   const p = c.facts.phases;
   const rows = [
-    ['IMPACT BEGINS', utc(p.impact.at), tplus(c, p.impact.at), p.impact.from === 'report' ? `first probe report not ok (#${p.impact.seq})` : `no probe report was not ok: taken as the opening (#${p.impact.seq})`],
+    ['IMPACT BEGINS', utc(p.impact.at), tplus(c, p.impact.at), p.impact.from === 'report' ? `first probe report not ok (#${p.impact.seq})` : p.impact.from === 'alert' ? `the alert that opened the incident began firing (#${p.impact.seq})` : `no probe report was not ok: taken as the opening (#${p.impact.seq})`],
     ['DECLARED', utc(p.declared.at), tplus(c, p.declared.at), `incident opened (#${p.declared.seq}) by ${who(c.view.incident.openedBy)}`],
     p.mitigated ? ['MITIGATED', utc(p.mitigated.at), tplus(c, p.mitigated.at), `first probe report ok after the impact began (#${p.mitigated.seq})`] : ['MITIGATED', '', '', 'no probe report came back ok after the impact began'],
     p.resolved ? ['RESOLVED', utc(p.resolved.at), tplus(c, p.resolved.at), `incident closed (#${p.resolved.seq})${c.view.incident.closedBy ? ` by ${who(c.view.incident.closedBy)}` : ''}`] : ['RESOLVED', '', '', 'still open'],
@@ -164,7 +166,7 @@ function timeline(c: Ctx): string {
   const marker = (name: string, iso: string, seq: number, why: string): void => {
     rows.push({ at: iso, seq, rank: 0, cells: ['', utc(iso), tplus(c, iso), 'seatbelt', `**${name}** — ${why}`, 'inferred'] });
   };
-  marker('IMPACT BEGINS', p.impact.at, p.impact.seq, p.impact.from === 'report' ? 'first probe report not ok' : 'no probe report was not ok: the opening');
+  marker('IMPACT BEGINS', p.impact.at, p.impact.seq, p.impact.from === 'report' ? 'first probe report not ok' : p.impact.from === 'alert' ? 'the alert began firing' : 'no probe report was not ok: the opening');
   marker('DECLARED', p.declared.at, p.declared.seq, 'the incident is opened');
   if (p.mitigated) marker('MITIGATED', p.mitigated.at, p.mitigated.seq, 'first probe report ok after the impact began');
   if (p.resolved) marker('RESOLVED', p.resolved.at, p.resolved.seq, 'the incident is closed');

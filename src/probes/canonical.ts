@@ -2,8 +2,10 @@
 // dropped, numbers as JSON writes them. The journal hashes these bytes, so the same value must
 // always give the same string, whatever order its keys were built in.
 
-/** The version of the findings contract (`subject`, `reason`, `provenance`, `observedAt`, `data`). */
-export const SCHEMA_VERSION = 2;
+/** The version of the findings contract (`subject`, `reason`, `provenance`, `observedAt`, `data`).
+ * 3: each finding's `provenance.vantage` names where it was measured from, and the report lists its
+ * `vantages`; an address may have the role `oob-path` (a BMC's or UPS's separate way out). */
+export const SCHEMA_VERSION = 3;
 
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];

@@ -3,6 +3,7 @@
 import { timeoutError } from './edge/timeout.ts';
 import { inferred, renderProvenance } from './finding.ts';
 import type { Finding, InferredWhy, ProbeTask, Reason } from './types.ts';
+import { stampVantage } from './vantage.ts';
 
 /** What an event says of the task that finished: its identity, not its code (an event may cross a thread). */
 export type TaskInfo = Pick<ProbeTask, 'id' | 'group' | 'probe' | 'target' | 'subject' | 'site' | 'host'>;
@@ -33,6 +34,8 @@ export interface RunOptions {
    * how many tasks are still running at any moment after: no new task will start, and those may ask
    * once more (a probe's pool keeps no more idle connections than that: HttpPool.drain). */
   onAllStarted?: (running: () => number) => void;
+  /** Where this run measures from (probes/vantage.ts): every finding it reports carries it in its provenance. */
+  vantage?: string;
 }
 
 export interface RunResult {
@@ -138,8 +141,10 @@ export async function runTasks(tasks: ProbeTask[], opts: RunOptions): Promise<Ru
   stopAll.addEventListener('abort', stopRunning, { once: true });
   const stoppedWhy = (): 'deadline' | 'stopped' => (opts.signal?.aborted ? 'stopped' : 'deadline');
 
-  const finish = (task: ProbeTask, out: Finding[], late: boolean): void => {
+  const vantage = opts.vantage;
+  const finish = (task: ProbeTask, measuredOut: Finding[], late: boolean): void => {
     done += 1;
+    const out = vantage === undefined ? measuredOut : measuredOut.map((f) => stampVantage(f, vantage));
     // One at a time: a peer's 100,000 findings must not overflow the stack through push(...many).
     for (const f of out) findings.push(f);
     if (late) timedOut.push(task.id);

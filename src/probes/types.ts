@@ -13,7 +13,7 @@ export type FindingStatus = 'up' | 'down' | 'degraded' | 'unknown';
 
 /** `gateway`: a key's listing; `alias`: one alias through the gateway; `seat`: a backend directly;
  * `container`: a seat's container, asked of docker on its host over ssh. */
-export type ProbeName = 'gateway' | 'alias' | 'seat' | 'gpu' | 'ups' | 'bmc' | 'firewall' | 'host' | 'container';
+export type ProbeName = 'gateway' | 'alias' | 'seat' | 'gpu' | 'ups' | 'bmc' | 'firewall' | 'host' | 'container' | 'oob-path';
 
 /** What a finding is about, as structured identity. Nothing decides on `target`. */
 export type Subject =
@@ -28,7 +28,9 @@ export type Subject =
   /** A seat's container on its host, as docker there reports it. */
   | { kind: 'container'; host: string; seat: string; container: string };
 
-export type AddressRole = 'bmc' | 'firewall' | 'host' | 'control';
+/** `oob-path`: a BMC's or UPS's own way out (`via: separate`, an LTE router): not one of the site's
+ * addresses, so it never makes a dark site answer; it says whether the site is reachable out of band. */
+export type AddressRole = 'bmc' | 'firewall' | 'host' | 'control' | 'oob-path';
 
 /**
  * Why a finding is not up: one union for every probe. Each code names one cause; in particular
@@ -69,6 +71,8 @@ export type Reason =
   | 'unparseable' // output that is not what was asked for
   | 'tool_failed' // any other non-zero exit
   | 'engine_not_running' // a seat has a declared budget on a GPU where no process holds memory
+  | 'answers_no_process' // a seat answers its /health, yet no process holds memory on its declared GPU: which GPU does it use?
+  | 'no_room' // a seat is down and its declared budget exceeds its card's measured free memory: it cannot boot there now
   // containers
   | 'no_container' // docker on the host has no container of that name
   | 'not_running' // the container exists but is exited, dead, created or paused
@@ -104,9 +108,11 @@ export type Measurement =
   | { how: 'icmp'; argv: string[] }
   | { how: 'tcp'; host: string; port: number };
 
+/** `vantage`: where the finding was measured from (probes/vantage.ts: SEAT_VANTAGE, the inventory's
+ * `vantage:`, else the host name). Absent only in reports made before schemaVersion 3. */
 export type Provenance =
-  | { kind: 'measured'; via: Measurement[] }
-  | { kind: 'inferred'; from: Subject[]; why: InferredWhy };
+  | { kind: 'measured'; via: Measurement[]; vantage?: string }
+  | { kind: 'inferred'; from: Subject[]; why: InferredWhy; vantage?: string };
 
 export type InferredWhy = 'key_unset' | 'deadline' | 'not_started' | 'stopped' | 'probe_crashed' | 'listing';
 
@@ -193,6 +199,9 @@ export interface GpuSeatUse {
   measuredMiB: number | null;
   /** Why measuredMiB is null: no process list, no process matches the seat's pattern, no pattern on a shared card. */
   unmeasuredWhy?: 'no_process_list' | 'no_match' | 'no_pattern' | 'no_process' | 'not_reported';
+  /** Set by the cross-check (src/diagnose/cross-check.ts): the seat's own /health is down and its declared
+   * budget exceeds the card's measured free memory. */
+  cannotFit?: true;
 }
 
 export interface GpuMemory {

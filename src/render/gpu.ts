@@ -36,6 +36,17 @@ export function seatFigures(g: GpuMemory): string {
   return g.seats.map((s) => `${s.seat} ${s.measuredMiB === null ? '?' : fmtInt(s.measuredMiB)}/${declaredText(s)}`).join(', ');
 }
 
+/** "xpu-chat (down) declared 18,360 MiB (inventory) cannot fit the 4,608 MiB free (measured)": the seats the
+ * cross-check found down with a budget over the card's free memory; empty when none. */
+export function cannotFitText(g: GpuMemory): string {
+  if (g.freeMiB === null) return '';
+  const free = fmtInt(g.freeMiB);
+  return g.seats
+    .filter((s) => s.cannotFit)
+    .map((s) => `${s.seat} (down) declared ${s.declaredMiB === null ? '?' : fmtInt(s.declaredMiB)} MiB (inventory) cannot fit the ${free} MiB free (measured)`)
+    .join('; ');
+}
+
 export function gpuOf(f: Finding): GpuMemory | null {
   return f.data.kind === 'gpu' ? f.data.gpu : null;
 }

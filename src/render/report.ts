@@ -9,6 +9,7 @@ import { PLAIN, type Paint } from './marks.ts';
 import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
 import { barLine, findingLine } from './rows.ts';
 import { foldText, foldedCount, sectionViews, tally } from './sections.ts';
+import { vantagesText } from './vantage.ts';
 
 export interface ReportTextOptions {
   /** Every row; otherwise rows that are up fold into a count per section. */
@@ -74,7 +75,8 @@ export function countLine(report: ProbeReport): string {
   return (
     `${fmtInt(report.findings.length)} findings: ${fmtInt(c.up)} up, ${fmtInt(c.down)} down, ${fmtInt(c.degraded)} degraded, ${fmtInt(c.unknown)} unknown — ` +
     `measured in ${fmtInt(report.durationMs)} ms${what ? `: ${what}` : ''}${inferred > 0 ? ` (${fmtInt(inferred)} not measured: inferred)` : ''}; ` +
-    `started ${started} (per-probe timeout ${fmtInt(report.timeoutMs)} ms${startupWords(report)}, deadline ${fmtInt(report.deadlineMs)} ms)`
+    `started ${started} (per-probe timeout ${fmtInt(report.timeoutMs)} ms${startupWords(report)}, deadline ${fmtInt(report.deadlineMs)} ms)` +
+    (vantagesText(report) ? `; ${vantagesText(report)}` : '')
   );
 }
 

@@ -11,7 +11,7 @@ export const SECTIONS: readonly { id: SectionId; title: string; probes: readonly
   { id: 'aliases', title: 'Gateway and aliases', probes: ['gateway', 'alias'] },
   { id: 'seats', title: 'Backend seats (direct)', probes: ['seat', 'container'] },
   { id: 'gpus', title: 'GPU memory', probes: ['gpu'] },
-  { id: 'power', title: 'Power and out-of-band', probes: ['ups', 'bmc', 'firewall', 'host'] },
+  { id: 'power', title: 'Power and out-of-band', probes: ['ups', 'bmc', 'oob-path', 'firewall', 'host'] },
 ];
 
 export interface Fold {

@@ -7,10 +7,15 @@ import { runProbe, type ProbeDeps, type ProbeReport, type ProbeRequest } from '.
 import { observeReports } from '../ops/observe.ts';
 import { createProbeThread, type ProbeHostKind } from '../commands/probe-thread.ts';
 import { ProbeMemory } from '../probes/memory.ts';
-import { IncidentService } from '../incident/service.ts';
+import { defaultReplica, IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { openJournal } from '../journal/open.ts';
+import { startHeartbeat } from '../journal/heartbeat.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { packageRoot } from '../incident/library.ts';
+import { vantageFor } from '../probes/vantage.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { PROBE_GROUPS } from '../probes/types.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
@@ -30,6 +35,8 @@ const { App, LogLevel } = bolt;
 export { SLACK_USAGE } from './usage.ts';
 
 export interface SeatAppOptions {
+  /** This replica's name in the journal (leases, heartbeats): SEAT_REPLICA, else host:pid. */
+  replica?: string;
   fleet: Fleet;
   config: SlackConfig;
   probeDeps?: ProbeDeps;
@@ -69,6 +76,8 @@ export interface SeatApp {
   idle(): Promise<void>;
   /** The incident service once started with a journal (tests read its journal). */
   readonly incidents: IncidentService | undefined;
+  /** Whether the journal took this replica's last heartbeat (undefined: no heartbeat yet, or none kept). */
+  readonly journalAnswers: boolean | undefined;
   /** Every probe the app runs waits its turn here (the ack bench reads how many run and wait). */
   readonly probes: ProbeQueue;
   /** How many probes ran off the acking loop, in the probe process or thread (0 without one). */
@@ -137,10 +146,18 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     fetchFile: opts.fetchFile ?? fetchSlackFile(config.slackApiUrl),
   };
   let store: JournalStore | undefined;
+  let heart: { stop: () => void } | undefined;
+  let answers: boolean | undefined;
   /** Opens the journal and reads the runbooks: the incident commands work from here on. */
   const openIncidents = async (path: string): Promise<void> => {
     const opened = await openJournal(path, { now: clock });
     store = opened;
+    // The replicas seen (`seat journal status`): this one says it is alive while it runs.
+    if (opened.replicaSide) {
+      const beating = startHeartbeat(opened.replicaSide, { replica: opts.replica ?? defaultReplica(), site: vantageFor(process.env, opts.fleet.inventory.vantage), version: await packageVersion() }, { now: clock, warn: (l) => log.warn(l), answered: (ok) => void (answers = ok) });
+      heart = beating;
+      answers = await beating.beat();
+    }
     let runbooks = opts.runbooks;
     if (!runbooks) {
       const loaded = await loadRunbooks();
@@ -149,6 +166,7 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     }
     ctx.incidents = new IncidentService({
       store: opened,
+      replica: opts.replica ?? defaultReplica(),
       fleet: opts.fleet,
       runbooks,
       now: clock,
@@ -176,6 +194,8 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     },
     stop: async () => {
       await app.stop().finally(async () => {
+        heart?.stop();
+        heart = undefined;
         const closing = store;
         store = undefined;
         await closing?.close();
@@ -190,6 +210,9 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     idle: async () => {
       while (running.size > 0) await Promise.all([...running]);
     },
+    get journalAnswers() {
+      return answers;
+    },
     get incidents() {
       return ctx.incidents instanceof IncidentService ? ctx.incidents : undefined;
     },
@@ -198,4 +221,14 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return thread?.threaded ?? 0;
     },
   };
+}
+
+/** This seatbelt's version, for its heartbeat row: package.json's, else "?". */
+async function packageVersion(): Promise<string> {
+  try {
+    const v = (JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof v === 'string' && /^[\w.+-]{1,64}$/.test(v) ? v : '?';
+  } catch {
+    return '?';
+  }
 }

@@ -3,9 +3,11 @@
 // inside Slack's limits: 50 blocks a message, 3000 characters a section, sections end on lines.
 import type { types } from '@slack/bolt';
 import { DRILL_SOURCE, type ProbeReport, type ProbeRequest } from '../commands/probe.ts';
+import { vantagesText } from '../render/vantage.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import type { Finding } from '../probes/types.ts';
 import { nextStep, probeCommand } from '../render/next.ts';
+import { runbookWhy } from '../diagnose/runbooks.ts';
 import { foldedCount, sectionViews, tally } from '../render/sections.ts';
 import { MAX_SECTION, esc, fit, packSections, section } from './mrkdwn.ts';
 import { PHONE_CHARS, PHONE_ROWS, phoneLines, shownChars } from './phone-report.ts';
@@ -118,8 +120,16 @@ function verdictBlocks(report: ProbeReport): { blocks: KnownBlock[]; cut: boolea
   return { blocks, cut: rest.length > MAX_VERDICT_SECTIONS };
 }
 
-/** What to do now: the proposed runbook, else probe again, else nothing. */
+/** What to do now: another site's fault first, one line each with its own command (never the next step
+ * here), then the proposed runbook, else probe again, else nothing. */
 function nextText(report: ProbeReport): string {
+  const elsewhere = (report.verdict.elsewhere ?? []).flatMap((p) =>
+    p.runbook && p.sites[0] ? [`:arrow_upper_right: *Elsewhere:* \`/seat runbook start ${esc(p.runbook)} --site ${esc(p.sites[0])}\` — ${esc(runbookWhy(p.runbook))} (site *${esc(p.sites[0])}*)\n`] : [],
+  );
+  return `${elsewhere.join('')}${nextLine(report)}`;
+}
+
+function nextLine(report: ProbeReport): string {
   const step = nextStep(report);
   switch (step.kind) {
     case 'runbook':
@@ -149,7 +159,7 @@ function cutText(s: string, max: number): string {
 function footerBlocks(report: ProbeReport, req: ProbeRequest, askedBy?: string): KnownBlock[] {
   const what = tally(report.findings);
   const measured = fit(
-    `${fmtInt(report.findings.length)} findings measured in ${fmtInt(report.durationMs)} ms${what ? ` (${what})` : ''}, per-probe timeout ${fmtInt(report.timeoutMs)} ms${(report.askedFirst ?? 0) > 0 ? ` (${fmtInt(report.askedFirst ?? 0)} that cost it last time asked first)` : ''} · started ${report.startedAt}`,
+    `${fmtInt(report.findings.length)} findings measured in ${fmtInt(report.durationMs)} ms${what ? ` (${what})` : ''}, per-probe timeout ${fmtInt(report.timeoutMs)} ms${(report.askedFirst ?? 0) > 0 ? ` (${fmtInt(report.askedFirst ?? 0)} that cost it last time asked first)` : ''} · started ${report.startedAt}${vantagesText(report) ? ` · ${esc(vantagesText(report))}` : ''}`,
     2000,
   );
   return [

@@ -237,6 +237,10 @@ export async function showDecision(ctx: SeatContext, client: WebClient, service:
       case 'conflict':
         await tell(conflictText(d.step, r.by, r.at, r.what));
         break;
+      case 'running':
+        // Held by a lease in the journal: another replica (or this one) runs the step's probe now.
+        await tell(`:hourglass: the probe of step \`${esc(d.step)}\` is already running: ${who(r.lease.by)} pressed Done ${when(r.lease.at)} on replica \`${esc(r.lease.replica)}\` (its lease holds until ${when(r.lease.until)}). Its result shows on the step’s message; nothing was recorded for you.`);
+        break;
       case 'answered-no':
         await tell(`:memo: recorded: \`${esc(d.step)}\` answered *no* to “${esc(r.question)}” (journal #${r.event.seq}); the step stays open until the answer is yes`);
         break;
@@ -254,6 +258,10 @@ export async function showDecision(ctx: SeatContext, client: WebClient, service:
     }
     await syncThread(ctx, client, service, d.incident);
     return;
+  }
+  if (r.retook) {
+    const l = r.retook;
+    await tell(`:recycle: the probe of step \`${esc(d.step)}\` that ${who(l.by)} started ${when(l.at)} on replica \`${esc(l.replica)}\` did not finish (its lease ran out ${when(l.until)}): it ran again, and this run is recorded (journal #${r.event.seq})`);
   }
   if (r.duplicate) {
     await tell(`:information_source: already recorded (journal event #${r.event.seq} by ${who(r.event.actor)} ${when(r.event.happenedAt)})`);

@@ -3,6 +3,7 @@ import type { Fleet } from '../inventory/fleet.ts';
 import { journalPath } from '../journal/location.ts';
 import { shownJournal } from '../journal/open.ts';
 import { JournalError, type JournalStore } from '../journal/store.ts';
+import { armExit, prepareBotWiring } from '../ops/bot-wiring.ts';
 import { startBotOps } from '../ops/ops.ts';
 import { readSlackConfig } from './config.ts';
 import { createSeatApp } from './app.ts';
@@ -17,6 +18,8 @@ export interface BotIo {
   until?: Promise<void>;
   /** The inventory file, so its `journal:` is read relative to it (else to the working folder). */
   inventoryPath?: string;
+  /** JSON log lines go here when it is not a terminal (src/ops/log.ts); absent: none. */
+  stdout?: { write(s: string): unknown; isTTY?: boolean };
 }
 
 export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
@@ -31,13 +34,19 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   const where = io.env.SEAT_PROBE_THREAD;
   const probeThread = where === 'off' ? false : where === 'thread' ? 'thread' : 'process';
   // The operations listener (/healthz, /readyz, /metrics), apart from Slack's PORT: SEAT_HTTP_LISTEN, loopback by default.
-  let seatRef: { incidents: { deps: { store: JournalStore } } | undefined } | undefined;
-  const ops = await startBotOps(fleet, { env: io.env, journalPath: journal.path, store: () => seatRef?.incidents?.deps.store });
+  let seatRef: { incidents: { deps: { store: JournalStore } } | undefined; journalAnswers?: boolean | undefined } | undefined;
+  // The Alertmanager receiver, the schedule, JSON logs, the bounded stop (src/ops/bot-wiring.ts).
+  const wiring = prepareBotWiring(fleet, { env: io.env, stdout: io.stdout });
+  if (!wiring.ok) {
+    io.stderr.write(`seat bot: cannot start: ${wiring.error}\n`);
+    return 2;
+  }
+  const ops = await startBotOps(fleet, { env: io.env, journalPath: journal.path, store: () => seatRef?.incidents?.deps.store, journalAnswers: () => seatRef?.journalAnswers, alertmanager: wiring.value.alertmanager });
   if (!ops.ok) {
     io.stderr.write(`seat bot: cannot start: ${ops.error}\n`);
     return 2;
   }
-  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread, onReport: ops.value.record, ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
+  const seat = createSeatApp({ fleet, config: config.value, journal: journal.path, probeThread, onReport: ops.value.record, ...(wiring.value.boltLogger ? { logger: wiring.value.boltLogger } : {}), ...(io.probeDeps ? { probeDeps: io.probeDeps } : {}) });
   seatRef = seat;
   let port: number | undefined;
   try {
@@ -65,6 +74,8 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   }
   ops.value.setSlackConnected(true);
   io.stderr.write(`seat bot: ${ops.said}\n`);
+  wiring.value.attach(seat);
+  for (const line of wiring.value.said) io.stderr.write(`seat bot: ${line}\n`);
   io.stderr.write(
     `seat bot: running on ${fleet.inventory.fleet} (${fleet.siteNames.join(', ')}), ` +
       `${port === undefined ? 'Socket Mode' : `HTTP on port ${port} at /slack/events`}; journal ${shownJournal(journal.path)} (${journal.from}); Ctrl-C stops it\n`,
@@ -75,10 +86,9 @@ export async function runBot(fleet: Fleet, io: BotIo): Promise<0 | 2> {
   await (io.until ?? firstSignal());
   process.off('unhandledRejection', backstop);
   io.stderr.write('seat bot: stopping after the probes in flight finish\n');
-  ops.value.setSlackConnected(false);
-  await seat.idle();
-  await seat.stop();
-  await ops.value.close();
+  // Within a bound: acks stop, the work in flight finishes or is told it was not recorded, the children are killed.
+  if (!io.until) armExit(wiring.value.stopBoundMs);
+  await wiring.value.stop(seat, { ops: ops.value, say: (line) => io.stderr.write(`seat bot: ${line}\n`) });
   return 0;
 }
 

@@ -3,7 +3,7 @@
 import type { ProbeReport } from '../commands/probe.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import type { Finding, FindingStatus } from '../probes/types.ts';
-import { floorOf, gpuBar, gpuFigures, gpuOf, seatFigures } from '../render/gpu.ts';
+import { cannotFitText, floorOf, gpuBar, gpuFigures, gpuOf, seatFigures } from '../render/gpu.ts';
 import { rowText } from '../render/rows.ts';
 import { foldText, type SectionView } from '../render/sections.ts';
 import { esc, fit } from './mrkdwn.ts';
@@ -32,9 +32,10 @@ function gpuLine(f: Finding): string {
   const bar = g ? gpuBar(g, 20, SLACK_BAR) : null;
   if (!g || !bar) return findingLine(f);
   const seats = seatFigures(g);
+  const cannotFit = cannotFitText(g);
   return (
     `${ICON[f.status]} \`${fit(f.target, 120)}\` \`${bar.cells}\` ${gpuFigures(g, true)}${bar.under ? ' — *under the floor*' : ''}` +
-    `${seats ? `\n      seats (measured/declared MiB): ${fit(seats, 600)}` : ''}${howLine(f)}`
+    `${seats ? `\n      seats (measured/declared MiB): ${fit(seats, 600)}` : ''}${cannotFit ? `\n      ${fit(cannotFit, 600)}` : ''}${howLine(f)}`
   );
 }
 

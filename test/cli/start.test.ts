@@ -79,6 +79,6 @@ test('SEAT_DRILL picks another scenario for npm start; one it does not know is e
   assert.doesNotMatch(other.out, /site fv dark/);
   const typo = await start({ ...process.env, SEAT_DRILL: 'fv-site-drak' });
   assert.equal(typo.code, 2);
-  assert.match(typo.err, /^seat: SEAT_DRILL names no drill scenario "fv-site-drak"; known: fv-site-dark, ana-gpu-oom, brutus-kv-boot \(seat drill --list\)$/m);
+  assert.match(typo.err, /^seat: SEAT_DRILL names no drill scenario "fv-site-drak"; known: fv-site-dark, ana-gpu-oom, brutus-kv-boot, hq-uplink-down \(seat drill --list\)$/m);
   assert.doesNotMatch(typo.err, /at .*\.ts:\d+/);
 });

@@ -58,7 +58,7 @@ test('seat drill --list names the three seeds; a mistyped scenario is one line a
   assert.match(list.out, /^brutus-kv-boot\s+seed 004/m);
   const typo = await run([MAIN, 'drill', 'fv-site-drak'], '');
   assert.equal(typo.code, 2);
-  assert.equal(typo.err, 'seat: no drill scenario "fv-site-drak" (did you mean fv-site-dark?); known: fv-site-dark, ana-gpu-oom, brutus-kv-boot (seat drill --list)\n');
+  assert.equal(typo.err, 'seat: no drill scenario "fv-site-drak" (did you mean fv-site-dark?); known: fv-site-dark, ana-gpu-oom, brutus-kv-boot, hq-uplink-down (seat drill --list)\n');
 });
 
 test('npm start without Slack tokens, lines piped in: one line says so, then the lines run in the fv-site-dark console', { timeout: 120_000 }, async () => {

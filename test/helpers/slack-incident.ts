@@ -161,6 +161,11 @@ export interface Harness {
   said(from?: Mark): string[];
   /** The incident's events as the journal file holds them now (read by a reader of its own). */
   journalEvents(incident: number): JournalEvent[];
+  /** Every replica's app and its /slack/events URL (one unless asked for more). */
+  seats: SeatApp[];
+  urls: string[];
+  /** Sends what follows to replica i. */
+  on(i: number): void;
   /** The incident as the journal file holds it now. */
   viewNow(incident: number): IncidentView;
   stop(): Promise<void>;
@@ -184,7 +189,12 @@ export interface OpenedView {
   blocks: { block_id?: string; type: string }[];
 }
 
-export async function startIncidentHarness(o: { now?: () => number } = {}): Promise<Harness> {
+/**
+ * `replicas`: that many bot processes' apps on the one journal (each its own store, its own
+ * /slack/events), sharing the Slack stand-in; `on(i)` sends what follows to replica i. `journal`: a
+ * journal spec (a postgres:// URL) instead of the temporary SQLite file.
+ */
+export async function startIncidentHarness(o: { now?: () => number; replicas?: number; journal?: string } = {}): Promise<Harness> {
   const slack = await startSlackApi();
   const proxy = await startAnswerLog(slack.url);
   const files = await startFileHost();
@@ -195,14 +205,14 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
   inv.settings.probeTimeoutMs = 1500;
   inv.settings.deadlineMs = 4000;
   const dir = await mkdtemp(join(tmpdir(), 'seatbelt-slack-incident-'));
-  const journal = join(dir, 'journal.sqlite');
+  const journal = o.journal ?? join(dir, 'journal.sqlite');
   // The tests read the journal file as a second process would: synchronously, beside the bot's own store.
   let read: SyncJournalStore | undefined;
   const reader = (): SyncJournalStore => (read ??= openSqliteCore(journal));
   const logs: string[] = [];
   const sleeps: number[] = [];
   const log = (...m: unknown[]): void => void logs.push(m.join(' '));
-  const seat = createSeatApp({
+  const make = (n: number): SeatApp => createSeatApp({
     fleet: new Fleet(inv),
     config: { botToken: 'xoxb-test-0000000000', mode: { kind: 'http', signingSecret: SECRET, port: 0 }, slackApiUrl: proxy.url },
     probeDeps: { env: { ...drill.env, PATH: process.env.PATH ?? '' }, pathPrefix: [DRILL_BIN] },
@@ -210,10 +220,21 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
     sleep: async (ms) => void sleeps.push(ms),
     journal,
     tokenVerification: false,
+    replica: `bot-${n}:${process.pid}`,
     ...(o.now ? { now: o.now } : {}),
   });
-  const port = await seat.start();
-  const events = `http://127.0.0.1:${port}/slack/events`;
+  const seats: SeatApp[] = [];
+  const urls: string[] = [];
+  for (let n = 0; n < (o.replicas ?? 1); n++) {
+    const app = make(n);
+    seats.push(app);
+    urls.push(`http://127.0.0.1:${await app.start()}/slack/events`);
+  }
+  const seat = seats[0]!;
+  let current = 0;
+  const target = (): string => urls[current]!;
+  const idle = async (): Promise<void> => void (await Promise.all(seats.map((x) => x.idle())));
+  const events = urls[0]!;
   let responses = 0;
   const responseUrl = (): string => `${slack.base}/response/${++responses}`;
 
@@ -228,18 +249,18 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
     sleeps,
     command: async (text, user = ANA) => {
       const body = slashCommandBody({ text, user: user.id, responseUrl: responseUrl() }).replace('user_name=oncall', `user_name=${encodeURIComponent(user.name)}`);
-      const res = await signedPost(events, body, { secret: SECRET });
-      await seat.idle();
+      const res = await signedPost(target(), body, { secret: SECRET });
+      await idle();
       return { status: res.status, body: res.text ? (JSON.parse(res.text) as Record<string, unknown>) : null };
     },
     click: async (button, user = ANA, c = {}) => {
-      const res = await signedPost(events, buttonBody({ actionId: button.actionId, value: button.value, ts: button.ts, user, responseUrl: c.responseUrl ?? responseUrl(), ...(c.triggerId ? { triggerId: c.triggerId } : {}), ...(c.actionTs ? { actionTs: c.actionTs } : {}) }), { secret: SECRET });
-      await seat.idle();
+      const res = await signedPost(target(), buttonBody({ actionId: button.actionId, value: button.value, ts: button.ts, user, responseUrl: c.responseUrl ?? responseUrl(), ...(c.triggerId ? { triggerId: c.triggerId } : {}), ...(c.actionTs ? { actionTs: c.actionTs } : {}) }), { secret: SECRET });
+      await idle();
       return res.status;
     },
     submit: async (view, values, user = ANA, viewId) => {
-      const res = await signedPost(events, submissionBody({ view, values, user, ...(viewId ? { viewId } : {}) }), { secret: SECRET });
-      await seat.idle();
+      const res = await signedPost(target(), submissionBody({ view, values, user, ...(viewId ? { viewId } : {}) }), { secret: SECRET });
+      await idle();
       return res.text ? (JSON.parse(res.text) as Record<string, unknown>) : null;
     },
     log: proxy.log,
@@ -266,10 +287,16 @@ export async function startIncidentHarness(o: { now?: () => number } = {}): Prom
     },
     journalEvents: (incident) => reader().events(incident),
     viewNow: (incident) => project(reader().incident(incident)!, reader().events(incident)),
+    seats,
+    urls,
+    on: (i) => {
+      if (!seats[i]) throw new Error(`no replica ${i}`);
+      current = i;
+    },
     stop: async () => {
-      await seat.idle();
+      await idle();
       read?.close();
-      await seat.stop();
+      for (const x of seats) await x.stop();
       await drill.stop();
       await files.close();
       await proxy.close();

@@ -1,15 +1,11 @@
 // What tells a dark site from this machine's own network: something else answered in the same run
 // (another site's address, the gateway, a seat elsewhere). A check that measured nothing (a missing
 // tool) is neither an answer nor a failure here.
-import type { Summary } from '../facts.ts';
+import { answersElsewhere, type Summary } from '../facts.ts';
 
 /** Something outside the dark sites `dark` answered: a site up or partial, the gateway, or a seat not at one of them. */
-export function somethingAnswered(facts: Summary, dark: readonly string[]): boolean {
-  return (
-    facts.sites.some((s) => s.state === 'up' || s.state === 'partial') ||
-    facts.gateway.answered ||
-    facts.seats.answered.some((s) => s.site === null || !dark.includes(s.site))
-  );
+export function somethingAnswered(facts: Pick<Summary, 'sites' | 'gateway' | 'seats'>, dark: readonly string[]): boolean {
+  return answersElsewhere(facts, dark);
 }
 
 /** Every check that could have answered was measured and failed: each site probed is dark with no check

@@ -3,7 +3,8 @@
 // cut off there); a seat running inside its container but unreachable outside is the most specific
 // cause of a backend failing, so it comes next; a GPU under its floor explains a backend failing on
 // it, so it comes before that one; a down seat whose budget cannot fit its card comes before the
-// backend it leaves down.
+// backend it leaves down. A site one vantage cannot reach while another does comes last: it is the
+// failing vantage's own path, advice with no runbook, and every fault found at the site outranks it.
 // A proposal is about the probed sites only: a rule's sites outside the scope become a proposal of
 // their own for `elsewhere` (one line, with its own command), never the probed site's next step.
 import type { Summary } from '../facts.ts';
@@ -15,12 +16,13 @@ import { gpuOomCotenant } from './gpu-oom-cotenant.ts';
 import { kvBootRace } from './kv-boot-race.ts';
 import { seatUnreachable } from './seat-unreachable.ts';
 import { siteDark } from './site-dark.ts';
+import { unreachableFrom } from './unreachable-from.ts';
 import type { Proposal as ProposalOf, Rule } from './types.ts';
 import { upsOverload } from './ups-overload.ts';
 
 // The registry: a rule is its file here and its line in this list, which is also the one list of the
 // rules' ids (RuleId is read from it).
-export const RULES = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatUnreachable, gpuOomCotenant, kvBootRace, backendDown] as const;
+export const RULES = [noNetwork, siteDark, upsOverload, keysRejected, gatewayDown, seatUnreachable, gpuOomCotenant, kvBootRace, backendDown, unreachableFrom] as const;
 
 type IdOf<R> = R extends Rule<infer Id> ? Id : never;
 export type RuleId = IdOf<(typeof RULES)[number]>;

@@ -51,7 +51,10 @@ export function cardFindings(ctx: GpuContext, p: Paired, row: GpuRow): Finding[]
   const floor = ctx.floorMiB;
   const onGpu = ctx.processes?.filter((x) => (x.gpuUuid !== null ? x.gpuUuid === row.uuid : x.gpuIndex === row.index)) ?? null;
   const seatRefs = p.extra ? [] : ctx.fleet.seatsOnGpu(ctx.host.name, p.index);
-  const seats = seatRefs.map((s) => seatUse(s, row.totalMiB, onGpu, seatRefs.length === 1));
+  // With no memory figures ([N/A]) an empty process list says nothing of a seat: not reported, not "no process".
+  const seats = seatRefs
+    .map((s) => seatUse(s, row.totalMiB, onGpu, seatRefs.length === 1))
+    .map((s) => (row.freeMiB === null && s.unmeasuredWhy === 'no_process' ? { ...s, unmeasuredWhy: 'not_reported' as const } : s));
   const margin = row.freeMiB === null ? null : row.freeMiB - floor;
   const gpu: GpuMemory = {
     host: ctx.host.name,
@@ -115,7 +118,7 @@ const UNMEASURED: Record<NonNullable<GpuSeatUse['unmeasuredWhy']>, string> = {
   no_process: 'no process on the card',
   no_pattern: 'shared card, no process pattern',
   no_match: 'no process matches its pattern',
-  not_reported: 'not reported',
+  not_reported: 'memory not reported',
 };
 
 function seatLine(s: GpuSeatUse): string {

@@ -2,7 +2,7 @@
 // connect, and one control check per other site so a dark site can be told from our own network (a
 // ping; TCP to its configured ports where ping cannot be measured here).
 import type { Fleet } from '../../inventory/fleet.ts';
-import type { OobDevice } from '../../inventory/schema.ts';
+import type { OobDevice, OobPath } from '../../inventory/schema.ts';
 import { makeFinding, measured } from '../finding.ts';
 import type { AddressRole, Finding, FindingData, FindingStatus, Measurement, ProbeEnv, ProbeName, ProbeScope, ProbeTask, Reason } from '../types.ts';
 import { innerBudget } from '../edge/timeout.ts';
@@ -32,6 +32,14 @@ export function planPowerTasks(fleet: Fleet, scope: ProbeScope, env: ProbeEnv): 
     if (site.ups) tasks.push(upsTask(env, siteName, site.ups, warnPct));
     for (const [name, bmc] of Object.entries(site.bmc)) {
       tasks.push(oobTask(env, { id: `power:bmc:${siteName}:${name}`, probe: 'bmc', role: 'bmc', name, target: name, site: siteName }, bmc));
+    }
+    // A BMC's or UPS's own way out (via: separate): is the site reachable out of band?
+    const separate: [string, OobPath][] = [...Object.entries(site.bmc), ...(site.ups ? [[site.ups.name, site.ups] as const] : [])].flatMap(([device, d]) =>
+      d.via === 'separate' && d.path ? [[device, d.path] as [string, OobPath]] : [],
+    );
+    for (const [device, path] of separate) {
+      const target = `${device} via ${path.name ?? path.address} (separate path)`;
+      tasks.push(oobTask(env, { id: `power:oob-path:${siteName}:${device}`, probe: 'oob-path', role: 'oob-path', name: device, target, site: siteName }, path));
     }
     if (site.firewall) {
       const name = `${siteName} firewall`;

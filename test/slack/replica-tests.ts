@@ -1,0 +1,104 @@
+// Two replicas of the bot on one journal, both answering signed Slack requests (the real Bolt app,
+// each with its own store and /slack/events; one recording Web API): a walkthrough whose clicks and
+// commands alternate between them records what one bot would, with one message per step; the same
+// click delivered to both records once; two people on two replicas deciding one step: one wins and
+// the other is told who. Run on SQLite (replicas.test.ts) and on PostgreSQL (replicas-pg.test.ts).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { signedPost } from '../helpers/slack.ts';
+import { ANA, BEN, SECRET, buttonBody, radio, startIncidentHarness, submissionBody, type Button, type Harness } from '../helpers/slack-incident.ts';
+
+/** The replica tests on one journal: the temporary SQLite file, or a PostgreSQL URL `journal()` gives. */
+export function replicaTests(on: string, journal?: () => Promise<string>, skip?: string): void {
+  let h: Harness;
+  before(async () => {
+    if (skip) return;
+    h = await startIncidentHarness({ replicas: 2, ...(journal ? { journal: await journal() } : {}) });
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  const store = (i = 0) => h.seats[i]!.incidents!.deps.store;
+
+  async function start(): Promise<{ id: number; thread: string }> {
+    h.on(0);
+    await h.command('incident open fv gateway answers 500 everywhere');
+    const id = (await store(1).newestOpen())!.id;
+    h.on(1);
+    await h.command(`runbook start gateway-down ${id}`);
+    return { id, thread: (await store(0).incident(id))!.slack!.thread };
+  }
+
+  function stepTs(thread: string, step: string): string {
+    const m = h.thread(thread).filter((x) => h.buttons(x.ts).some((b) => b.actionId === 'seat_step_done' && (JSON.parse(b.value) as { step: string }).step === step)).at(-1);
+    assert.ok(m, `no message with buttons for ${step}`);
+    return m.ts;
+  }
+
+  function done(thread: string, step: string): Button {
+    const b = h.buttons(stepTs(thread, step)).find((x) => x.actionId === 'seat_step_done');
+    assert.ok(b);
+    return b;
+  }
+
+  const stepMessages = (thread: string, title: RegExp): number => h.log.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread && title.test(JSON.stringify(c.args.blocks))).length;
+
+  test(`${on}: a walkthrough alternating between two replicas: one message per step, the journal as one bot would write it`, { timeout: 120_000, ...(skip ? { skip } : {}) }, async () => {
+    const { id, thread } = await start();
+    h.on(0);
+    await h.click(done(thread, 'probe-gateway'), ANA);
+    h.on(1);
+    await h.click(done(thread, 'gateway-local'), BEN);
+    h.on(0);
+    assert.equal(await h.submit(h.lastView(), { ev_yesno: radio('yes') }, BEN), null, 'a modal opened by one replica is submitted to the other');
+    h.on(1);
+    await h.click(done(thread, 'gateway-logs'), ANA);
+    h.on(0);
+    await h.command(`step skip gateway-up --incident ${id} restarted by hand on the host`, BEN);
+    h.on(1);
+    await h.click(done(thread, 'probe-again'), ANA);
+
+    const events = await store(1).events(id);
+    const decided = events.filter((e) => e.kind === 'step.done' || e.kind === 'step.skipped').map((e) => `${e.step} ${e.kind}`);
+    assert.deepEqual(decided, ['probe-gateway step.done', 'gateway-local step.done', 'gateway-logs step.done', 'gateway-up step.skipped', 'probe-again step.done']);
+    for (const step of ['probe-gateway', 'gateway-local', 'gateway-logs', 'gateway-up', 'probe-again']) {
+      assert.equal(stepMessages(thread, new RegExp(`Step \\d+ of \\d+ [^"]*\`${step}\``)), 1, `${step}: one message, whichever replica posted it`);
+    }
+    for (const m of h.thread(thread)) assert.equal(h.buttons(m.ts).filter((b) => b.actionId === 'seat_step_done').length, 0, 'no live Done left once every step is decided');
+    assert.ok((await store(0).verify(id)).ok);
+  });
+
+  test(`${on}: the same click delivered to both replicas (a Slack retry landing on the other) records once`, { ...(skip ? { skip } : {}) }, async () => {
+    const { id, thread } = await start();
+    h.on(0);
+    await h.click(done(thread, 'probe-gateway'), ANA);
+    // gateway-local opens a modal; a submission carries the view id Slack gives it, the dedupe key.
+    await h.click(done(thread, 'gateway-local'), ANA);
+    const view = h.lastView();
+    const body = submissionBody({ view, values: { ev_yesno: radio('yes') }, user: ANA, viewId: 'V0SAME' });
+    const answers = await Promise.all(h.urls.map((u) => signedPost(u, body, { secret: SECRET })));
+    for (const x of answers) assert.equal(x.status, 200);
+    await Promise.all(h.seats.map((s) => s.idle()));
+    const recorded = (await store(0).events(id)).filter((e) => e.kind === 'step.done' && e.step === 'gateway-local');
+    assert.equal(recorded.length, 1, 'one decision across both replicas');
+    assert.ok((await store(1).verify(id)).ok);
+  });
+
+  test(`${on}: two people deciding one step on two replicas: one wins, the other is told who`, { ...(skip ? { skip } : {}) }, async () => {
+    const { id, thread } = await start();
+    h.on(0);
+    await h.click(done(thread, 'probe-gateway'), ANA);
+    await h.click(done(thread, 'gateway-local'), ANA);
+    assert.equal(await h.submit(h.lastView(), { ev_yesno: radio('yes') }, ANA), null);
+    const b = done(thread, 'gateway-logs');
+    const said = h.mark();
+    const click = (i: number, who: typeof ANA) => signedPost(h.urls[i]!, buttonBody({ actionId: b.actionId, value: b.value, ts: b.ts, user: who, responseUrl: `${h.slack.base}/response/r${i}` }), { secret: SECRET });
+    await Promise.all([click(0, ANA), click(1, BEN)]);
+    await Promise.all(h.seats.map((s) => s.idle()));
+    const decisions = (await store(0).events(id)).filter((e) => e.kind === 'step.done' && e.step === 'gateway-logs');
+    assert.equal(decisions.length, 1, 'one decision');
+    const winner = decisions[0]!.actor as { id: string };
+    assert.match(h.said(said).join('\n'), new RegExp(`step \`gateway-logs\` was already done by <@${winner.id}>`), 'the loser is told who');
+  });
+}
