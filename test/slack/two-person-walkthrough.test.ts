@@ -4,7 +4,8 @@
 // a form step and on a probe step, a stale click. Counted from the recording Web API: one
 // chat.postMessage per step for the life of the incident, the last chat.update of each with no
 // live button, the approval on its step, every request closed, the parent checklist equal to the
-// journal, and the power figures on the power steps and in the Markdown postmortem.
+// journal, and the power figures on the power steps and in the Markdown postmortem. (It replaced
+// incident-checklist.test.ts, the same walk on a small 601 W log; the battery bank is no-surge-outlets's.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fvPowerLog } from '../../drills/scenarios/fv-site-dark.ts';
