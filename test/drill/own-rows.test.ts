@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ANA_GPU_OOM } from '../../drills/scenarios/ana-gpu-oom.ts';
 import { BRUTUS_KV_BOOT } from '../../drills/scenarios/brutus-kv-boot.ts';
 import { startScenario, type RunningDrill, type Scenario } from '../../drills/scenarios/index.ts';
 import type { ProbeReport } from '../../src/commands/probe.ts';
@@ -32,7 +33,7 @@ const ROWS: Scenario = {
 
 interface Json {
   findings: { probe: string; target: string; status: string; reason?: string; detail: string; data: { kind: string; seat?: string } }[];
-  verdict: { runbook: string | null; proposal: { sites: string[]; runbook: string | null } | null; elsewhere: { runbook: string | null; sites: string[] }[] };
+  verdict: { status: string; headline: string; runbook: string | null; proposal: { sites: string[]; runbook: string | null } | null; elsewhere: { runbook: string | null; sites: string[] }[] };
 }
 
 let rows: RunningDrill;
@@ -130,5 +131,21 @@ test('item 6: a probe of one site proposes for it only; another site’s fault i
     assert.ok(slackNext, 'Slack has a Next line');
     for (const p of r.verdict.elsewhere) assert.ok(!slackNext.includes(`*${p.sites[0]}*`), slackNext);
     if (site === 'irv') assert.ok(r.verdict.elsewhere.some((p) => p.sites[0] === 'ana'), 'ana’s silent seat is seen from irv as elsewhere');
+  }
+});
+
+test('a probe of fv whose only down alias is routed to ana’s seat: not DOWN fv — degraded, the fault an elsewhere: line (the exit code still 1)', { timeout: 60_000 }, async () => {
+  const oom = await startScenario(ANA_GPU_OOM);
+  try {
+    const r = await json(oom, 'fv');
+    const downAway = r.findings.filter((f) => f.probe === 'alias' && f.status === 'down');
+    assert.ok(downAway.length > 0, 'the drill has an alias down (routed to ana)');
+    assert.equal(r.verdict.status, 'degraded', r.verdict.headline);
+    assert.doesNotMatch(r.verdict.headline, /^DOWN/);
+    const text = await seat(oom, ['probe', 'fv', '--timeout', '1500']);
+    assert.doesNotMatch(text, /^DOWN fv/m, 'the headline does not call fv down for ana’s fault');
+    assert.match(text, /elsewhere: .*site ana/);
+  } finally {
+    await oom.stop();
   }
 });

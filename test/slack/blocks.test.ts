@@ -71,7 +71,8 @@ test('leads with the verdict and the proposed runbook, lists what is not up, fol
   const report = fvReport(fleet, { down: ['qwen3-embed'], underFloor: true });
   const view = renderReport(report, req, 'U0ONCALL02');
   const texts = sectionTexts(view.blocks);
-  assert.match(texts[0]!, new RegExp(`^:rotating_light: \\*DOWN\\* \\*fv\\*: `));
+  // qwen3-embed routes to ana's seat: ana's fault, so fv's own state (a GPU under its floor) leads.
+  assert.match(texts[0]!, new RegExp(`^:warning: \\*DEGRADED\\* \\*fv\\*: `));
   const next = texts.findIndex((t) => t.startsWith(':arrow_right: *Next:*'));
   assert.ok(next > 0 && next < texts.findIndex((t) => t.startsWith('*Gateway and aliases*')), 'what to do comes before the lists');
   assert.match(texts[next]!, new RegExp(`start runbook \\*${report.verdict.runbook}\\* — `));

@@ -76,7 +76,7 @@ test('when no blocks land, the message says in plain text where the report went,
   const last = since(n, 'chat.update').at(-1)!;
   assert.match(String(last.args.text), / — the full report could not be posted here \(invalid_blocks\); it was sent privately to <@U0ONCALL01>$/);
   assert.equal(said.length, 1);
-  assert.match(String(said[0]!.text), /^:warning: the report could not be posted in the channel \(invalid_blocks\); here it is: DOWN fv: /);
+  assert.match(String(said[0]!.text), /^:warning: the report could not be posted in the channel \(invalid_blocks\); here it is: DEGRADED fv: /, "qwen3-embed routes to ana: not DOWN fv");
   assert.match(JSON.stringify(said[0]), /for every row, run `seat probe fv --all` in a terminal/, 'no thread to point at');
   assert.equal(since(n, 'files.completeUploadExternal').length, 0);
 });
