@@ -645,5 +645,14 @@ class PostgresJournal implements JournalStore {
         const [r] = await this.sql<{ addr: string | null; port: number | null; standby: boolean }[]>`SELECT host(inet_server_addr()) AS addr, inet_server_port() AS port, pg_is_in_recovery() AS standby`;
         return { kind: 'postgres', where: this.path, server: r?.addr ? `${r.addr}:${String(r.port)}` : 'a local socket', primary: r ? !r.standby : false };
       }),
+    messageOf: (incident: number, key: string) =>
+      this.read(async () => {
+        const [r] = await this.sql<{ channel: string; ts: string }[]>`SELECT channel, ts FROM messages WHERE incident = ${incident} AND key = ${key}`;
+        return r ? { channel: r.channel, ts: r.ts } : undefined;
+      }),
+    keepMessage: async (incident: number, key: string, channel: string, ts: string): Promise<void> => {
+      const v = [checkWord(key, 'the message key'), checkWord(channel, 'the Slack channel'), checkWord(ts, 'the Slack message ts')];
+      await this.read(() => this.sql`INSERT INTO messages (incident, key, channel, ts) VALUES (${incident}, ${v[0]!}, ${v[1]!}, ${v[2]!}) ON CONFLICT (incident, key) DO NOTHING`);
+    },
   };
 }

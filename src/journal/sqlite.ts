@@ -108,6 +108,14 @@ const MIGRATIONS: readonly string[] = [
      started TEXT NOT NULL,
      last_seen TEXT NOT NULL
    );`,
+  // 4: where each part of an incident has its Slack message, for every replica (the first kept stands).
+  `CREATE TABLE IF NOT EXISTS messages (
+     incident INTEGER NOT NULL REFERENCES incidents (id),
+     key TEXT NOT NULL,
+     channel TEXT NOT NULL,
+     ts TEXT NOT NULL,
+     PRIMARY KEY (incident, key)
+   );`,
 ];
 
 /** The schema version this code writes. */
@@ -123,7 +131,7 @@ export interface SqliteJournalOptions {
 }
 
 /** The SQLite core with its leases and heartbeats. */
-export type SqliteCore = SyncJournalStore & Required<Pick<SyncJournalStore, 'takeLease' | 'dropLease' | 'heartbeat' | 'replicas' | 'status'>>;
+export type SqliteCore = SyncJournalStore & Required<Pick<SyncJournalStore, 'takeLease' | 'dropLease' | 'heartbeat' | 'replicas' | 'status' | 'messageOf' | 'keepMessage'>>;
 
 /** The journal in a SQLite file, as every caller uses it: asynchronous over the synchronous core. */
 export function openSqliteJournal(path: string, o: SqliteJournalOptions = {}): JournalStore {
@@ -588,6 +596,17 @@ class SqliteJournal implements SqliteCore {
 
   status(): StoreStatus {
     return { kind: 'sqlite', where: this.path, server: this.path, primary: true };
+  }
+
+  messageOf(incident: number, key: string): { channel: string; ts: string } | undefined {
+    return this.run(() => this.db.prepare<[number, string], { channel: string; ts: string }>('SELECT channel, ts FROM messages WHERE incident = ? AND key = ?').get(incident, key));
+  }
+
+  keepMessage(incident: number, key: string, channel: string, ts: string): void {
+    checkWord(key, 'the message key');
+    checkWord(channel, 'the Slack channel');
+    checkWord(ts, 'the Slack message ts');
+    this.run(() => this.db.prepare('INSERT INTO messages (incident, key, channel, ts) VALUES (?, ?, ?, ?) ON CONFLICT (incident, key) DO NOTHING').run(incident, key, channel, ts));
   }
 
   // --- inside a transaction -------------------------------------------------------------------

@@ -56,6 +56,8 @@ export interface SyncJournalStore {
   heartbeat?(r: { replica: string; site: string; host: string; version: string; at: string }): void;
   replicas?(): ReplicaSeen[];
   status?(): StoreStatus;
+  messageOf?(incident: number, key: string): { channel: string; ts: string } | undefined;
+  keepMessage?(incident: number, key: string, channel: string, ts: string): void;
 }
 
 /**
@@ -138,6 +140,12 @@ export interface ReplicaSide {
   /** Newest first. */
   replicas(): Promise<ReplicaSeen[]>;
   status(): Promise<StoreStatus>;
+  /**
+   * Where an incident's part (the parent, a step, an override request) has its Slack message, so
+   * every replica updates the one message instead of posting its own. The first kept stands.
+   */
+  messageOf(incident: number, key: string): Promise<{ channel: string; ts: string } | undefined>;
+  keepMessage(incident: number, key: string, channel: string, ts: string): Promise<void>;
 }
 
 /** The asynchronous face of a synchronous core: each call is one synchronous transaction. */
@@ -166,7 +174,7 @@ export function asyncStore(core: SyncJournalStore): JournalStore {
     verify: (incident) => call(() => core.verify(incident)),
     findHash: (prefix, incident) => call(() => core.findHash(prefix, incident)),
     close: () => call(() => core.close()),
-    ...(core.takeLease && core.dropLease && core.heartbeat && core.replicas && core.status
+    ...(core.takeLease && core.dropLease && core.heartbeat && core.replicas && core.status && core.messageOf && core.keepMessage
       ? {
           replicaSide: {
             takeLease: (l: Lease) => call(() => core.takeLease!(l)),
@@ -174,6 +182,8 @@ export function asyncStore(core: SyncJournalStore): JournalStore {
             heartbeat: (r: { replica: string; site: string; host: string; version: string; at: string }) => call(() => core.heartbeat!(r)),
             replicas: () => call(() => core.replicas!()),
             status: () => call(() => core.status!()),
+            messageOf: (incident: number, key: string) => call(() => core.messageOf!(incident, key)),
+            keepMessage: (incident: number, key: string, channel: string, ts: string) => call(() => core.keepMessage!(incident, key, channel, ts)),
           },
         }
       : {}),

@@ -106,6 +106,15 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX heartbeats_replica ON heartbeats (replica, id);
    CREATE TRIGGER leases_no_change BEFORE UPDATE OR DELETE ON leases FOR EACH ROW EXECUTE FUNCTION seat_refuse('a lease row is history: take or let go a lease with a new row');
    CREATE TRIGGER heartbeats_no_change BEFORE UPDATE OR DELETE ON heartbeats FOR EACH ROW EXECUTE FUNCTION seat_refuse('a heartbeat row is history');`,
+  // 3: where each part of an incident has its Slack message, for every replica (the first kept stands).
+  `CREATE TABLE messages (
+     incident integer NOT NULL REFERENCES incidents (id),
+     key text NOT NULL,
+     channel text NOT NULL,
+     ts text NOT NULL,
+     PRIMARY KEY (incident, key)
+   );
+   CREATE TRIGGER messages_no_change BEFORE UPDATE OR DELETE ON messages FOR EACH ROW EXECUTE FUNCTION seat_refuse('a message once kept for a part stays its');`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
@@ -143,7 +152,7 @@ export async function migrateSchema(sql: Sql, o: { bot?: string } = {}): Promise
     if (o.bot !== undefined) {
       const bot = tx(o.bot);
       await tx`GRANT USAGE ON SCHEMA public TO ${bot}`;
-      await tx`GRANT SELECT, INSERT ON incidents, events, heads, threads, leases, heartbeats TO ${bot}`;
+      await tx`GRANT SELECT, INSERT ON incidents, events, heads, threads, leases, heartbeats, messages TO ${bot}`;
       await tx`GRANT SELECT ON schema_migrations TO ${bot}`;
       granted = o.bot;
     }
