@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import postgres, { type Sql, type TransactionSql } from 'postgres';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
 import { GENESIS, hashStored } from './chain.ts';
+import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { shownJournal } from './spec.ts';
 import { PG_SCHEMA_VERSION, schemaVersion } from './pg/schema.ts';
 import { projectIncident, type IncidentColumns } from './projection.ts';
@@ -39,20 +40,6 @@ const INCIDENT_SELECT = `SELECT i.id, i.site, i.title, CASE WHEN c.seq IS NULL T
 const CHUNK = 1000;
 const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
 
-interface EventRow {
-  incident: number;
-  seq: number;
-  kind: JournalEvent['kind'];
-  actor: string;
-  happenedAt: string;
-  recordedAt: string;
-  step: string | null;
-  payload: string;
-  amends: number | null;
-  dedupe: string | null;
-  prevHash: string;
-  hash: string;
-}
 
 interface Head {
   seq: number;
@@ -144,24 +131,7 @@ function cutAt(kept: { events: number; hash: string } | undefined, seq: number, 
   return undefined;
 }
 
-function column(r: EventRow, what: 'actor' | 'payload'): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(r[what]);
-  } catch {
-    v = undefined;
-  }
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-  throw new JournalError('journal_damaged', `incident #${String(r.incident)}, event ${String(r.seq)}: its ${what} is not JSON data: the row was changed outside seatbelt (seat journal verify ${String(r.incident)} names it)`);
-}
 
-function toEvent(r: EventRow, actor: Actor = column(r, 'actor') as unknown as Actor, payload: Record<string, unknown> = column(r, 'payload')): JournalEvent {
-  const e: JournalEvent = { incident: r.incident, seq: r.seq, kind: r.kind, actor, happenedAt: r.happenedAt, recordedAt: r.recordedAt, payload, prevHash: r.prevHash, hash: r.hash };
-  if (r.step !== null) e.step = r.step;
-  if (r.amends !== null) e.amends = r.amends;
-  if (r.dedupe !== null) e.dedupe = r.dedupe;
-  return e;
-}
 
 function isJsonObject(s: unknown): boolean {
   if (typeof s !== 'string' || s[0] !== '{') return false;
@@ -345,22 +315,7 @@ class PostgresJournal implements JournalStore {
     }
     if (e.kind === 'incident.opened' && head.seq !== 0) throw new JournalError('bad_event', 'an incident is opened once: use openIncident');
     if (e.kind === 'incident.closed' && head.closedAt !== undefined) throw new JournalError('already_closed', `incident #${e.incident} is already closed (at ${head.closedAt})`);
-    const row: EventRow = {
-      incident: e.incident,
-      seq: head.seq + 1,
-      kind: e.kind,
-      actor: c.actorJson,
-      happenedAt: e.happenedAt,
-      recordedAt,
-      step: e.step ?? null,
-      payload: c.payloadJson,
-      amends: e.amends ?? null,
-      dedupe: e.dedupe ?? null,
-      prevHash: head.hash,
-      hash: '',
-    };
-    row.hash = hashStored(row) as string;
-    return row;
+    return chainRow(c, head, recordedAt);
   }
 
   private inserts(c: Tx, rows: EventRow[], heads: Iterable<EventRow>): Promise<unknown>[] {

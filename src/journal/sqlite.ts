@@ -11,6 +11,7 @@ import { dirname, resolve } from 'node:path';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
 import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
+import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
 import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus } from './store.ts';
 
@@ -230,21 +231,6 @@ function explain(err: unknown, file: string): Error {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Columns named as JournalEvent's fields, so hashStored() reads a row as it is. */
-interface EventRow {
-  incident: number;
-  seq: number;
-  kind: JournalEvent['kind'];
-  actor: string;
-  happenedAt: string;
-  recordedAt: string;
-  step: string | null;
-  payload: string;
-  amends: number | null;
-  dedupe: string | null;
-  prevHash: string;
-  hash: string;
-}
 
 const INSERT_EVENTS = 'INSERT INTO events (incident, seq, kind, actor, happened_at, recorded_at, step, payload, amends, dedupe, prev_hash, hash) VALUES';
 const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
@@ -256,36 +242,7 @@ function toIncident(r: IncidentColumns): Incident {
   return projectIncident(r).incident;
 }
 
-/** A row's JSON column read back; a row changed outside seatbelt is told as such, never a SyntaxError. */
-function column(r: EventRow, what: 'actor' | 'payload'): Record<string, unknown> {
-  let v: unknown;
-  try {
-    v = JSON.parse(r[what]);
-  } catch {
-    v = undefined;
-  }
-  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
-  throw new JournalError('journal_damaged', `incident #${String(r.incident)}, event ${String(r.seq)}: its ${what} is not JSON data: the row was changed outside seatbelt (seat journal verify ${String(r.incident)} names it)`);
-}
 
-/** The event a row holds; `actor` and `payload` where the caller already has them as they read back. */
-function toEvent(r: EventRow, actor: Actor = column(r, 'actor') as unknown as Actor, payload: Record<string, unknown> = column(r, 'payload')): JournalEvent {
-  const e: JournalEvent = {
-    incident: r.incident,
-    seq: r.seq,
-    kind: r.kind,
-    actor,
-    happenedAt: r.happenedAt,
-    recordedAt: r.recordedAt,
-    payload,
-    prevHash: r.prevHash,
-    hash: r.hash,
-  };
-  if (r.step !== null) e.step = r.step;
-  if (r.amends !== null) e.amends = r.amends;
-  if (r.dedupe !== null) e.dedupe = r.dedupe;
-  return e;
-}
 
 interface Head {
   seq: number;
@@ -673,22 +630,7 @@ class SqliteJournal implements SqliteCore {
       const closed = this.q.closedAt.get(e.incident);
       if (closed !== undefined) throw new JournalError('already_closed', `incident #${e.incident} is already closed (at ${String(closed)})`);
     }
-    const row: EventRow = {
-      incident: e.incident,
-      seq: head.seq + 1,
-      kind: e.kind,
-      actor: c.actorJson,
-      happenedAt: e.happenedAt,
-      recordedAt,
-      step: e.step ?? null,
-      payload: c.payloadJson,
-      amends: e.amends ?? null,
-      dedupe: e.dedupe ?? null,
-      prevHash: head.hash,
-      hash: '',
-    };
-    row.hash = hashStored(row) as string;
-    return row;
+    return chainRow(c, head, recordedAt);
   }
 
   /** Inserts the rows and empties the array: a full chunk in one statement, a remainder row by row. */
