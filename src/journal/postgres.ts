@@ -13,7 +13,7 @@ import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { shownJournal } from './spec.ts';
 import { PG_SCHEMA_VERSION, schemaVersion } from './pg/schema.ts';
 import { projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type Lease, type LeaseResult, type OpenIncident, type ReplicaSeen, type ReplicaSide, type StoreStatus } from './store.ts';
+import { checkActor, checkEvent, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type Lease, type LeaseResult, type OpenIncident, type ReplicaSeen, type ReplicaSide, type StoreStatus } from './store.ts';
 
 export interface PostgresJournalOptions {
   /** recordedAt of every event. */
@@ -334,16 +334,7 @@ class PostgresJournal implements JournalStore {
   // --- writes ---------------------------------------------------------------------------------
 
   async openIncident(o: OpenIncident): Promise<{ incident: Incident; event: JournalEvent; duplicate: boolean }> {
-    const actor = checkActor(o.actor);
-    checkWord(o.site, 'the site');
-    checkText(o.title, 'the title');
-    checkTime(o.at, 'the time it was opened');
-    if (typeof o.drill !== 'boolean') throw new JournalError('bad_event', 'drill must be true or false');
-    if (o.slack) {
-      checkWord(o.slack.channel, 'the Slack channel');
-      checkWord(o.slack.thread, 'the Slack thread');
-    }
-    const c = checkEvent({ incident: 1, kind: 'incident.opened', actor, happenedAt: o.at, payload: { site: o.site, title: o.title, drill: o.drill }, dedupe: o.dedupe });
+    const { c } = checkOpening(o);
     const r = await this.tx([], async (t, recordedAt) => {
       if (o.dedupe !== undefined) {
         const first = (await this.byDedupe(t, [o.dedupe])).get(o.dedupe);

@@ -13,7 +13,7 @@ import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkText, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus } from './store.ts';
+import { checkActor, checkEvent, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus } from './store.ts';
 
 // The step-version queries repeat this text exactly, so SQLite can use the partial index built on
 // it. ORs, not IN: an IN list costs every insert a microsecond more.
@@ -376,17 +376,7 @@ class SqliteJournal implements SqliteCore {
   // --- writes ---------------------------------------------------------------------------------
 
   openIncident(o: OpenIncident): { incident: Incident; event: JournalEvent; duplicate: boolean } {
-    const actor = checkActor(o.actor);
-    checkWord(o.site, 'the site');
-    checkText(o.title, 'the title');
-    checkTime(o.at, 'the time it was opened');
-    if (typeof o.drill !== 'boolean') throw new JournalError('bad_event', 'drill must be true or false');
-    if (o.slack) {
-      checkWord(o.slack.channel, 'the Slack channel');
-      checkWord(o.slack.thread, 'the Slack thread');
-    }
-    // Checked as the event it becomes; incident 1 stands in for the id the insert assigns.
-    const c = checkEvent({ incident: 1, kind: 'incident.opened', actor, happenedAt: o.at, payload: { site: o.site, title: o.title, drill: o.drill }, dedupe: o.dedupe });
+    const { actor, c } = checkOpening(o);
     return this.run(() => this.txOpen.immediate(o, actor, c));
   }
 

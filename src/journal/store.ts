@@ -314,6 +314,20 @@ export function checkActor(v: unknown): Actor {
   }
 }
 
+/** An opening checked before any store takes its lock: the actor, and the `incident.opened` event it becomes (incident 1 stands in for the id the insert assigns). */
+export function checkOpening(o: OpenIncident): { actor: Actor; c: CheckedEvent } {
+  const actor = checkActor(o.actor);
+  checkWord(o.site, 'the site');
+  checkText(o.title, 'the title');
+  checkTime(o.at, 'the time it was opened');
+  if (typeof o.drill !== 'boolean') throw new JournalError('bad_event', 'drill must be true or false');
+  if (o.slack) {
+    checkWord(o.slack.channel, 'the Slack channel');
+    checkWord(o.slack.thread, 'the Slack thread');
+  }
+  return { actor, c: checkEvent({ incident: 1, kind: 'incident.opened', actor, happenedAt: o.at, payload: { site: o.site, title: o.title, drill: o.drill }, dedupe: o.dedupe }) };
+}
+
 export function checkEvent(e: EventInput): CheckedEvent {
   if (typeof e !== 'object' || e === null) throw bad('an event must be an object');
   if (!Number.isSafeInteger(e.incident) || e.incident < 1) throw bad(`the incident must be a number like 7; got ${String(e.incident)}`);
