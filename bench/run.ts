@@ -20,6 +20,7 @@ const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
   'step-burst': async () => (await import('./step-burst.ts')).benchStepBurst(),
   journal: async () => (await import('./journal.ts')).benchJournal(),
   'journal-pg': async () => (await import('./journal-pg.ts')).benchJournalPg(),
+  'failover-pg': async () => (await import('./failover-pg.ts')).benchFailoverPg(),
   export: async () => (await import('./export.ts')).benchExport(),
   startup: async () => (await import('./startup.ts')).benchStartup(),
   alert: async () => (await import('./alert.ts')).benchAlert(),
