@@ -7,7 +7,7 @@ import type { Finding } from '../probes/types.ts';
 import { acts, belowLoggedPeak, incidentEvents, loggedPeak, typedLoad } from './facts.ts';
 
 const WHY_SURGE = 'the surge-only bank shares the UPS’s one input rating: it bypasses the inverter, not the current limit';
-const WHY_BATTERY = 'a UPS carries at most its rating on its battery and surge banks together: past it, it trips and takes everything on it down (seed 002: the firewall and BMC with the GPUs)';
+const WHY_BATTERY = 'a UPS carries at most its rating on its battery and surge banks together: past it, it trips and takes everything on it down — the firewall and BMC with the GPUs';
 const INSTEAD = 'bypass the UPS entirely (the surge bank shares the one input cord: 12 A at 120 V for a 1500 VA unit)';
 const INSTEAD_BATTERY = 'put the GPU chassis on a raw PDU (bank bypass) and keep only what fits the rating on the UPS (the firewall and the BMC), or a UPS rated above the load';
 
