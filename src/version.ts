@@ -1,4 +1,4 @@
-// `seat --version`: read from package.json at run time, found by walking up from this module, so
+// This seatbelt's version (`seat --version`, a replica's heartbeat): read from package.json at run time, found by walking up from this module, so
 // it answers the same from src/ (tsx) and from dist/src/ (compiled), where no package.json is copied.
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -227,10 +227,10 @@ async function run(cmd: IncidentCommand, service: IncidentService, io: CliIo): P
     case 'journal status': {
       const store = service.deps.store;
       const side = store.replicaSide;
-      const st = side ? await side.status() : { kind: store.kind, where: store.path, server: store.path, primary: true };
+      const st = await side.status();
       out(io, `journal: ${shownJournal(st.where)} (${st.kind})`);
       out(io, st.kind === 'postgres' ? `database: ${st.server}, ${st.primary ? 'the primary: takes writes' : 'a standby: read-only, decisions are not recorded here'}` : 'database: this file, on this machine (one site; PostgreSQL for replicas at several)');
-      const seen = side ? await side.replicas() : [];
+      const seen = await side.replicas();
       const now = (io.now ?? (() => new Date()))().getTime();
       out(io, seen.length === 0 ? 'replicas seen: none (a bot sends a heartbeat every 15 s while it runs)' : `replicas seen (${seen.length}):`);
       for (const r of seen) {

@@ -17,16 +17,8 @@ export interface VantageReport {
   findings: Finding[];
 }
 
-export interface MergedReport {
-  site: string;
-  fleet: string;
-  drill: boolean;
-  sites: string[];
-  startedAt: string;
-  finishedAt: string;
-  vantages: string[];
-  findings: Finding[];
-}
+/** The reports as one: every vantage named. */
+export type MergedReport = Omit<VantageReport, 'schemaVersion' | 'vantages'> & { vantages: string[] };
 
 export type MergeError = 'no_reports' | 'fleet_differs' | 'no_vantage' | 'bad_vantage' | 'vantage_twice';
 export type MergeResult = { ok: true; report: MergedReport } | { ok: false; code: MergeError; error: string };

@@ -71,7 +71,7 @@ export class IncidentService {
   }
 
   private leaseMs(): number {
-    return this.deps.leaseMs ?? Math.max(60_000, 2 * (this.deps.fleet.inventory.settings.deadlineMs ?? 30_000));
+    return this.deps.leaseMs ?? Math.max(60_000, 2 * this.deps.fleet.inventory.settings.deadlineMs);
   }
 
   private iso(): string {
@@ -245,17 +245,17 @@ export class IncidentService {
       // who runs it; a lease left by a replica that died runs out and the step runs again.
       const leases = this.deps.store.replicaSide;
       const at = now.toISOString();
-      const lease = leases ? await leases.takeLease({ incident: d.incident, step: d.step, by: d.actor, replica: this.replica(), at, until: new Date(now.getTime() + this.leaseMs()).toISOString() }) : undefined;
-      if (lease && !lease.ok) return { ok: false, kind: 'running', lease: lease.held };
+      const lease = await leases.takeLease({ incident: d.incident, step: d.step, by: d.actor, replica: this.replica(), at, until: new Date(now.getTime() + this.leaseMs()).toISOString() });
+      if (!lease.ok) return { ok: false, kind: 'running', lease: lease.held };
       try {
         const report = await this.deps.probe(input.site ?? view.incident.site, spec.probe);
         const stored = await this.deps.store.append({ incident: d.incident, kind: 'probe.report', actor: { kind: 'probe' }, happenedAt: report.finishedAt, step: d.step, payload: { report: JSON.parse(canonicalJson(report)) as unknown } });
         if (stored.ok) payload.report = stored.event.seq;
         payload.verdict = { status: report.verdict.status, runbook: report.verdict.runbook ?? null };
         const r = await this.record({ ...base, kind: 'step.done', payload }, expect);
-        return r.ok && lease?.ok && lease.expired ? { ...r, retook: lease.expired } : r;
+        return r.ok && lease.expired ? { ...r, retook: lease.expired } : r;
       } finally {
-        if (leases && lease?.ok) await leases.dropLease(d.incident, d.step, lease.token).catch(() => {});
+        await leases.dropLease(d.incident, d.step, lease.token).catch(() => {});
       }
     }
     return this.record({ ...base, kind: 'step.done', payload }, expect);

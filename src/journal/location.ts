@@ -4,6 +4,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isPostgresUrl } from './spec.ts';
 
 export interface JournalLocation {
   path: string;
@@ -13,18 +14,14 @@ export interface JournalLocation {
 export function journalPath(env: NodeJS.ProcessEnv, inventory?: { journal?: string }, inventoryPath?: string, home: () => string = homedir): JournalLocation {
   const fromEnv = env.SEAT_JOURNAL;
   // A postgres:// URL is the shared journal of replicas (open.ts), taken as written.
-  if (fromEnv) return { path: isUrl(fromEnv) ? fromEnv : resolve(fromEnv), from: 'SEAT_JOURNAL' };
+  if (fromEnv) return { path: isPostgresUrl(fromEnv) ? fromEnv : resolve(fromEnv), from: 'SEAT_JOURNAL' };
   const named = inventory?.journal;
-  if (named && isUrl(named)) return { path: named, from: 'inventory' };
+  if (named && isPostgresUrl(named)) return { path: named, from: 'inventory' };
   if (named) {
     const base = inventoryPath ? dirname(resolve(inventoryPath)) : process.cwd();
     return { path: resolve(base, named), from: 'inventory' };
   }
   return { path: join(stateDir(env, home), 'journal.sqlite'), from: 'state-dir' };
-}
-
-function isUrl(spec: string): boolean {
-  return /^postgres(?:ql)?:\/\//i.test(spec);
 }
 
 /** seatbelt's folder in XDG's state directory ($XDG_STATE_HOME/seatbelt, else ~/.local/state/seatbelt). */

@@ -13,7 +13,7 @@ import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { shownJournal } from './spec.ts';
 import { PG_SCHEMA_VERSION, schemaVersion } from './pg/schema.ts';
 import { projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type Lease, type LeaseResult, type OpenIncident, type ReplicaSeen, type ReplicaSide, type StoreStatus } from './store.ts';
+import { checkActor, checkEvent, checkEvents, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type Lease, type LeaseResult, type OpenIncident, type ReplicaSeen, type ReplicaSide, type StoreStatus, type KeptMessage } from './store.ts';
 
 export interface PostgresJournalOptions {
   /** recordedAt of every event. */
@@ -406,14 +406,7 @@ class PostgresJournal implements JournalStore {
   }
 
   async appendMany(events: EventInput[]): Promise<JournalEvent[]> {
-    const cs = events.map((e, i) => {
-      try {
-        return checkEvent(e);
-      } catch (err) {
-        if (err instanceof JournalError) throw new JournalError(err.code, `event ${i + 1} of ${events.length}: ${err.message}`);
-        throw err;
-      }
-    });
+    const cs = checkEvents(events);
     if (cs.length === 0) return [];
     const ids = [...new Set(cs.map((c) => c.input.incident))];
     return this.tx(ids, async (t, recordedAt) => {
@@ -591,11 +584,8 @@ class PostgresJournal implements JournalStore {
         const [r] = await this.sql<{ addr: string | null; port: number | null; standby: boolean }[]>`SELECT host(inet_server_addr()) AS addr, inet_server_port() AS port, pg_is_in_recovery() AS standby`;
         return { kind: 'postgres', where: this.path, server: r?.addr ? `${r.addr}:${String(r.port)}` : 'a local socket', primary: r ? !r.standby : false };
       }),
-    messageOf: (incident: number, key: string) =>
-      this.read(async () => {
-        const [r] = await this.sql<{ channel: string; ts: string }[]>`SELECT channel, ts FROM messages WHERE incident = ${incident} AND key = ${key}`;
-        return r ? { channel: r.channel, ts: r.ts } : undefined;
-      }),
+    messages: (incident: number) =>
+      this.read(async () => [...(await this.sql<KeptMessage[]>`SELECT key, channel, ts FROM messages WHERE incident = ${incident}`)].map((r) => ({ key: r.key, channel: r.channel, ts: r.ts }))),
     keepMessage: async (incident: number, key: string, channel: string, ts: string): Promise<void> => {
       const v = [checkWord(key, 'the message key'), checkWord(channel, 'the Slack channel'), checkWord(ts, 'the Slack message ts')];
       await this.read(() => this.sql`INSERT INTO messages (incident, key, channel, ts) VALUES (${incident}, ${v[0]!}, ${v[1]!}, ${v[2]!}) ON CONFLICT (incident, key) DO NOTHING`);

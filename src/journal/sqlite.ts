@@ -13,7 +13,7 @@ import { makeDirs } from './location.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { INCIDENT_SELECT, projectIncident, type IncidentColumns } from './projection.ts';
-import { checkActor, checkEvent, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus } from './store.ts';
+import { checkActor, checkEvent, checkEvents, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type OpenIncident, type SyncJournalStore, asyncStore, type Lease, type LeaseResult, type ReplicaSeen, type StoreStatus, type KeptMessage } from './store.ts';
 
 // The step-version queries repeat this text exactly, so SQLite can use the partial index built on
 // it. ORs, not IN: an IN list costs every insert a microsecond more.
@@ -131,16 +131,13 @@ export interface SqliteJournalOptions {
   busyTimeoutMs?: number;
 }
 
-/** The SQLite core with its leases and heartbeats. */
-export type SqliteCore = SyncJournalStore & Required<Pick<SyncJournalStore, 'takeLease' | 'dropLease' | 'heartbeat' | 'replicas' | 'status' | 'messageOf' | 'keepMessage'>>;
-
 /** The journal in a SQLite file, as every caller uses it: asynchronous over the synchronous core. */
 export function openSqliteJournal(path: string, o: SqliteJournalOptions = {}): JournalStore {
   return asyncStore(openSqliteCore(path, o));
 }
 
 /** The synchronous core: one call, one transaction. For tests, benches and tools that own the file. */
-export function openSqliteCore(path: string, o: SqliteJournalOptions = {}): SqliteCore {
+export function openSqliteCore(path: string, o: SqliteJournalOptions = {}): SyncJournalStore {
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') prepareFile(file);
   const busy = o.busyTimeoutMs ?? BUSY_TIMEOUT_MS;
@@ -259,7 +256,7 @@ const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
 // Canonical JSON has no leading space: valid JSON that starts with { is an object.
 const READABLE = "json_valid(actor) AND substr(actor, 1, 1) = '{' AS actorOk, json_valid(payload) AND substr(payload, 1, 1) = '{' AS payloadOk";
 
-class SqliteJournal implements SqliteCore {
+class SqliteJournal implements SyncJournalStore {
   private readonly q;
   private readonly txAppend;
   private readonly txMany;
@@ -400,14 +397,7 @@ class SqliteJournal implements SqliteCore {
   }
 
   appendMany(events: EventInput[]): JournalEvent[] {
-    const cs = events.map((e, i) => {
-      try {
-        return checkEvent(e);
-      } catch (err) {
-        if (err instanceof JournalError) throw new JournalError(err.code, `event ${i + 1} of ${events.length}: ${err.message}`);
-        throw err;
-      }
-    });
+    const cs = checkEvents(events);
     if (cs.length === 0) return [];
     return this.run(() => this.txMany.immediate(cs));
   }
@@ -545,8 +535,8 @@ class SqliteJournal implements SqliteCore {
     return { kind: 'sqlite', where: this.path, server: this.path, primary: true };
   }
 
-  messageOf(incident: number, key: string): { channel: string; ts: string } | undefined {
-    return this.run(() => this.db.prepare<[number, string], { channel: string; ts: string }>('SELECT channel, ts FROM messages WHERE incident = ? AND key = ?').get(incident, key));
+  messages(incident: number): KeptMessage[] {
+    return this.run(() => this.db.prepare<[number], KeptMessage>('SELECT key, channel, ts FROM messages WHERE incident = ?').all(incident));
   }
 
   keepMessage(incident: number, key: string, channel: string, ts: string): void {

@@ -51,13 +51,13 @@ export interface SyncJournalStore {
   /** The events whose hash starts with `prefix` (8 to 64 lowercase hex digits): where a head someone kept is now. */
   findHash(prefix: string, incident?: number): HashMatch[];
   close(): void;
-  takeLease?(l: Lease): LeaseResult;
-  dropLease?(incident: number, step: string, token: string): void;
-  heartbeat?(r: { replica: string; site: string; host: string; version: string; at: string }): void;
-  replicas?(): ReplicaSeen[];
-  status?(): StoreStatus;
-  messageOf?(incident: number, key: string): { channel: string; ts: string } | undefined;
-  keepMessage?(incident: number, key: string, channel: string, ts: string): void;
+  takeLease(l: Lease): LeaseResult;
+  dropLease(incident: number, step: string, token: string): void;
+  heartbeat(r: { replica: string; site: string; host: string; version: string; at: string }): void;
+  replicas(): ReplicaSeen[];
+  status(): StoreStatus;
+  messages(incident: number): KeptMessage[];
+  keepMessage(incident: number, key: string, channel: string, ts: string): void;
 }
 
 /**
@@ -84,8 +84,8 @@ export interface JournalStore {
   verify(incident?: number): Promise<VerifyResult>;
   findHash(prefix: string, incident?: number): Promise<HashMatch[]>;
   close(): Promise<void>;
-  /** Leases and heartbeats (both stores have them). */
-  readonly replicaSide?: ReplicaSide;
+  /** Leases, heartbeats and the Slack message index: what replicas share besides the events. */
+  readonly replicaSide: ReplicaSide;
 }
 
 
@@ -130,6 +130,13 @@ export interface StoreStatus {
   primary: boolean;
 }
 
+/** Where one part of an incident has its Slack message. */
+export interface KeptMessage {
+  key: string;
+  channel: string;
+  ts: string;
+}
+
 /** Leases and heartbeats: what replicas share besides the events. */
 export interface ReplicaSide {
   /** Takes the step's lease, or says who holds it; an expired lease is taken over and handed back as `expired`. */
@@ -144,7 +151,7 @@ export interface ReplicaSide {
    * Where an incident's part (the parent, a step, an override request) has its Slack message, so
    * every replica updates the one message instead of posting its own. The first kept stands.
    */
-  messageOf(incident: number, key: string): Promise<{ channel: string; ts: string } | undefined>;
+  messages(incident: number): Promise<KeptMessage[]>;
   keepMessage(incident: number, key: string, channel: string, ts: string): Promise<void>;
 }
 
@@ -174,19 +181,15 @@ export function asyncStore(core: SyncJournalStore): JournalStore {
     verify: (incident) => call(() => core.verify(incident)),
     findHash: (prefix, incident) => call(() => core.findHash(prefix, incident)),
     close: () => call(() => core.close()),
-    ...(core.takeLease && core.dropLease && core.heartbeat && core.replicas && core.status && core.messageOf && core.keepMessage
-      ? {
-          replicaSide: {
-            takeLease: (l: Lease) => call(() => core.takeLease!(l)),
-            dropLease: (incident: number, step: string, token: string) => call(() => core.dropLease!(incident, step, token)),
-            heartbeat: (r: { replica: string; site: string; host: string; version: string; at: string }) => call(() => core.heartbeat!(r)),
-            replicas: () => call(() => core.replicas!()),
-            status: () => call(() => core.status!()),
-            messageOf: (incident: number, key: string) => call(() => core.messageOf!(incident, key)),
-            keepMessage: (incident: number, key: string, channel: string, ts: string) => call(() => core.keepMessage!(incident, key, channel, ts)),
-          },
-        }
-      : {}),
+    replicaSide: {
+      takeLease: (l) => call(() => core.takeLease(l)),
+      dropLease: (incident, step, token) => call(() => core.dropLease(incident, step, token)),
+      heartbeat: (r) => call(() => core.heartbeat(r)),
+      replicas: () => call(() => core.replicas()),
+      status: () => call(() => core.status()),
+      messages: (incident) => call(() => core.messages(incident)),
+      keepMessage: (incident, key, channel, ts) => call(() => core.keepMessage(incident, key, channel, ts)),
+    },
   };
 }
 
@@ -326,6 +329,18 @@ export function checkOpening(o: OpenIncident): { actor: Actor; c: CheckedEvent }
     checkWord(o.slack.thread, 'the Slack thread');
   }
   return { actor, c: checkEvent({ incident: 1, kind: 'incident.opened', actor, happenedAt: o.at, payload: { site: o.site, title: o.title, drill: o.drill }, dedupe: o.dedupe }) };
+}
+
+/** A batch checked event by event; a refusal names which of the batch it was. */
+export function checkEvents(events: EventInput[]): CheckedEvent[] {
+  return events.map((e, i) => {
+    try {
+      return checkEvent(e);
+    } catch (err) {
+      if (err instanceof JournalError) throw new JournalError(err.code, `event ${i + 1} of ${events.length}: ${err.message}`);
+      throw err;
+    }
+  });
 }
 
 export function checkEvent(e: EventInput): CheckedEvent {

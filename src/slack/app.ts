@@ -12,9 +12,7 @@ import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { openJournal } from '../journal/open.ts';
 import { startHeartbeat } from '../journal/heartbeat.ts';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { packageRoot } from '../incident/library.ts';
+import { readVersion } from '../version.ts';
 import { vantageFor } from '../probes/vantage.ts';
 import type { JournalStore } from '../journal/store.ts';
 import { PROBE_GROUPS } from '../probes/types.ts';
@@ -153,11 +151,9 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
     const opened = await openJournal(path, { now: clock });
     store = opened;
     // The replicas seen (`seat journal status`): this one says it is alive while it runs.
-    if (opened.replicaSide) {
-      const beating = startHeartbeat(opened.replicaSide, { replica: opts.replica ?? defaultReplica(), site: vantageFor(process.env, opts.fleet.inventory.vantage), version: await packageVersion() }, { now: clock, warn: (l) => log.warn(l), answered: (ok) => void (answers = ok) });
-      heart = beating;
-      answers = await beating.beat();
-    }
+    const beating = startHeartbeat(opened.replicaSide, { replica: opts.replica ?? defaultReplica(), site: vantageFor(process.env, opts.fleet.inventory.vantage), version: (await readVersion()) ?? '?' }, { now: clock, warn: (l) => log.warn(l), answered: (ok) => void (answers = ok) });
+    heart = beating;
+    answers = await beating.beat();
     let runbooks = opts.runbooks;
     if (!runbooks) {
       const loaded = await loadRunbooks();
@@ -221,14 +217,4 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       return thread?.threaded ?? 0;
     },
   };
-}
-
-/** This seatbelt's version, for its heartbeat row: package.json's, else "?". */
-async function packageVersion(): Promise<string> {
-  try {
-    const v = (JSON.parse(await readFile(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version;
-    return typeof v === 'string' && /^[\w.+-]{1,64}$/.test(v) ? v : '?';
-  } catch {
-    return '?';
-  }
 }

@@ -124,6 +124,9 @@ export async function syncThread(ctx: SeatContext, client: WebClient, service: I
     const now = service.deps.now();
     const where = { channel: slack.channel, thread: slack.thread };
     ctx.threads.adopt(id, 'parent', slack.channel, slack.thread);
+    // The journal knows where every replica posted each part: read once per redraw, so a part another
+    // replica posted is updated here, never posted twice.
+    for (const m of await service.deps.store.replicaSide.messages(id).catch(() => [])) ctx.threads.adopt(id, m.key, m.channel, m.ts);
     await showPart(ctx, client, id, 'parent', where, parentMessage(view.incident, view, [...service.deps.runbooks.keys()], now), false);
     if (!view.pin) return;
     const power = powerFigures(view, ctx.fleet);
@@ -147,14 +150,7 @@ export async function syncThread(ctx: SeatContext, client: WebClient, service: I
 /** One part's message: updated in place when it has one and what it shows changed; else posted when allowed, and kept. */
 async function showPart(ctx: SeatContext, client: WebClient, id: number, key: string, where: { channel: string; thread: string }, m: Message, mayPost: boolean): Promise<void> {
   const last = JSON.stringify(m);
-  // The journal knows where every replica posted each part: one message per part, whoever posted it.
-  const index = 'missing' in ctx.incidents ? undefined : ctx.incidents.deps.store.replicaSide;
-  let known = ctx.threads.get(id, key);
-  if (!known && index && key !== 'parent') {
-    const kept = await index.messageOf(id, key).catch(() => undefined);
-    if (kept) ctx.threads.adopt(id, key, kept.channel, kept.ts);
-    known = ctx.threads.get(id, key);
-  }
+  const known = ctx.threads.get(id, key);
   if (known) {
     if (known.last !== last && (await update(ctx, client, known.channel, known.ts, m))) ctx.threads.set(id, key, { ...known, last });
     return;
@@ -163,7 +159,8 @@ async function showPart(ctx: SeatContext, client: WebClient, id: number, key: st
   const r = await post(ctx, client, where.channel, where.thread, m);
   if (!('ts' in r)) return;
   ctx.threads.set(id, key, { channel: where.channel, ts: r.ts, last });
-  await index?.keepMessage(id, key, where.channel, r.ts).catch((err: unknown) => ctx.log.warn(`keeping the message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`));
+  if ('missing' in ctx.incidents) return;
+  await ctx.incidents.deps.store.replicaSide.keepMessage(id, key, where.channel, r.ts).catch((err: unknown) => ctx.log.warn(`keeping the message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`));
 }
 
 function supersededMessage(step: string, runbook: string): Message {

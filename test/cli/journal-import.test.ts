@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli, type CliIo } from '../../src/cli/run.ts';
 import { openSqliteCore } from '../../src/journal/sqlite.ts';
+import { runSeat } from '../helpers/seat-cli.ts';
 
 const INVENTORY = fileURLToPath(new URL('../../examples/fleet.yaml', import.meta.url));
 let dir: string;
@@ -20,17 +20,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function seat(journal: string, user: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (x: string | Uint8Array) => (out += String(x)) },
-    stderr: { write: (x: string) => (err += x) },
-    env: { SEAT_USER: user, HOME: dir, SEAT_JOURNAL: journal },
-    now: () => new Date((t += 60_000)),
-  };
-  return { code: await runCli(['--inventory', INVENTORY, ...args], io), out, err };
-}
+const seat = (journal: string, user: string, ...args: string[]) => runSeat(['--inventory', INVENTORY, ...args], { SEAT_USER: user, HOME: dir, SEAT_JOURNAL: journal }, () => new Date((t += 60_000)));
 
 test('a local incident imported into the shared one: marked, in order, the both-sides step named, twice is once', async () => {
   const shared = join(dir, 'shared.sqlite');

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli, type CliIo } from '../../src/cli/run.ts';
 import { openSqliteCore } from '../../src/journal/sqlite.ts';
+import { runSeat } from '../helpers/seat-cli.ts';
 import { startIncidentHarness } from '../helpers/slack-incident.ts';
 
 const AT = new Date('2026-12-07T02:00:00.000Z');
@@ -18,17 +18,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function seat(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (x: string | Uint8Array) => (out += String(x)) },
-    stderr: { write: (x: string) => (err += x) },
-    env: { SEAT_USER: 'ana', HOME: dir, ...env },
-    now: () => AT,
-  };
-  return { code: await runCli(args, io), out, err };
-}
+const seat = (env: NodeJS.ProcessEnv, ...args: string[]) => runSeat(args, { SEAT_USER: 'ana', HOME: dir, ...env }, () => AT);
 
 test('journal status names the file and every replica seen, and calls one silent for a minute stopped or cut off', async () => {
   const file = join(dir, 'j.sqlite');
