@@ -5,6 +5,7 @@ import type { Finding, FindingStatus, Reason } from '../probes/types.ts';
 import { crossCheck } from './cross-check.ts';
 import { vantageOf } from '../probes/vantage.ts';
 import { oobFacts, vantageNames, vantageSite, type OobFacts, type SiteVantages, type VantageFacts } from './vantage-facts.ts';
+import { onePerSubject } from './vantage-subjects.ts';
 
 export type { OobFacts, SiteVantages, VantageFacts } from './vantage-facts.ts';
 
@@ -132,20 +133,32 @@ export interface Summary {
 }
 
 /** The facts of findings. From two vantages or more, a site is as the vantages that reached it saw it,
- * and `vantages` says who saw what (diagnose/vantage.ts). */
+ * each subject counts once (vantage-subjects.ts), and `vantages` says who saw what (diagnose/vantage.ts). */
 export function summarize(fleet: Fleet, given: Finding[], scope: string[] = fleet.siteNames): Summary {
-  // GPU rows judged beside the seats' answers (cross-check.ts; nothing changes on findings already checked).
-  const findings = crossCheck(fleet, given);
-  const names = vantageNames(findings);
-  const all = summarizeOne(fleet, findings, scope);
-  if (names.length < 2) return { ...all, vantages: { names, at: [], sites: [] } };
+  const names = vantageNames(given);
+  // GPU rows judged beside the seats' answers (cross-check.ts; nothing changes on findings already
+  // checked), each vantage's beside its own: another vantage's seat answer says nothing of this one's card.
+  const findings = names.length < 2 ? crossCheck(fleet, given) : perVantage(given, names, (mine) => crossCheck(fleet, mine));
+  if (names.length < 2) return { ...summarizeOne(fleet, findings, scope), vantages: { names, at: [], sites: [] } };
+  // What each subject is counts once; the out-of-band paths keep every vantage they answered from.
+  const all = { ...summarizeOne(fleet, onePerSubject(findings), scope), oob: oobFacts(fleet, findings) };
   return acrossVantages(fleet, findings, names, all, (mine) => summarizeOne(fleet, mine, scope));
+}
+
+/** `given` with each vantage's findings put through `f` (1:1, in order), in the order given. */
+function perVantage(given: Finding[], names: string[], f: (mine: Finding[]) => Finding[]): Finding[] {
+  const out = new Map<Finding, Finding>();
+  for (const v of names) {
+    const mine = given.filter((g) => vantageOf(g) === v);
+    f(mine).forEach((checked, i) => out.set(mine[i]!, checked));
+  }
+  return given.map((g) => out.get(g) ?? g);
 }
 
 /**
  * The summary of findings from two vantages or more: each vantage's own summary (`one`), then each
  * site as the vantages that reached it saw it — a site is dark only where no vantage reached it. The
- * facts that are not a site's (aliases, GPUs, the gateway) are those of every finding (`all`).
+ * facts that are not a site's (aliases, GPUs, the gateway) are `all`'s: each subject once.
  */
 function acrossVantages(fleet: Fleet, findings: readonly Finding[], names: string[], all: Omit<Summary, 'vantages'>, one: (findings: Finding[]) => Omit<Summary, 'vantages'>): Summary {
   const per = names.map((v) => ({ v, at: vantageSite(fleet, v), s: one(findings.filter((f) => vantageOf(f) === v)) }));
@@ -162,7 +175,6 @@ function acrossVantages(fleet: Fleet, findings: readonly Finding[], names: strin
       darkFrom: dark.map((p) => p.v),
       witnesses: dark.filter((p) => p.at !== base.site && answersElsewhere(p.s, [base.site])).map((p) => p.v),
       reachedFrom: reached.map((p) => p.v),
-      downFromSome: reached.length > 0 ? dark.reduce((n, p) => n + (p.site?.failed ?? 0), 0) : 0,
     });
   }
   return { ...all, sites, vantages: { names, at: per.map((p) => ({ vantage: p.v, site: p.at })), sites: views } };

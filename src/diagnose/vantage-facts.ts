@@ -17,8 +17,6 @@ export interface SiteVantages {
   witnesses: string[];
   /** Vantages from which something at the site answered. */
   reachedFrom: string[];
-  /** Down findings of the site from the vantages that saw it dark while another reached it. */
-  downFromSome: number;
 }
 
 export interface VantageFacts {

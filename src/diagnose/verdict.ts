@@ -30,18 +30,19 @@ export function decide(sites: string[], facts: Summary): Verdict {
 
   // A seat that answers is not down because no process was seen on its declared card: the cross-check
   // (cross-check.ts) made that row degraded, a question of which GPU it really uses; the counts are the rows'.
-  // A site one vantage cannot reach while another does is that vantage's path: degraded, not down.
-  const fromSome = facts.vantages.sites.reduce((n, s) => n + s.downFromSome, 0);
+  // A site one vantage cannot reach while another does is that vantage's path: its subjects count
+  // once, up (summarize), and the run is degraded for the vantage's path, neither down nor OK.
+  const split = facts.vantages.sites.some((s) => s.darkFrom.length > 0 && s.reachedFrom.length > 0);
   // An alias down behind another site's seat is that site's fault (an elsewhere: line): the sites
   // probed are not DOWN for it; it still counts against them as degraded (the exit code stays 1).
   const away = facts.gateway.listingFailed ? 0 : facts.aliases.downByRoute.filter((r) => r.site !== null && !sites.includes(r.site)).reduce((n, r) => n + r.aliases.length, 0);
-  const shifted = Math.min(fromSome + away, facts.counts.down);
+  const shifted = Math.min(away, facts.counts.down);
   const { up, unknown } = facts.counts;
   const down = facts.counts.down - shifted;
   const degraded = facts.counts.degraded + shifted;
   const total = up + down + degraded + unknown;
   // Not measured is not up: an unknown finding never reads as OK.
-  const status: Verdict['status'] = down > 0 ? 'down' : degraded + unknown > 0 || total === 0 ? 'degraded' : 'ok';
+  const status: Verdict['status'] = down > 0 ? 'down' : split || degraded + unknown > 0 || total === 0 ? 'degraded' : 'ok';
   const headline =
     lines[0] ??
     (total === 0

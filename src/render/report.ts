@@ -5,6 +5,7 @@ import { format } from 'date-fns/format';
 import { DRILL_SOURCE, waitAfterStartup, type ProbeReport } from '../commands/probe.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import { runbookWhy } from '../diagnose/runbooks.ts';
+import { onePerSubject } from '../diagnose/vantage-subjects.ts';
 import { PLAIN, type Paint } from './marks.ts';
 import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
 import { barLine, findingLine } from './rows.ts';
@@ -66,14 +67,17 @@ export function verdictLines(report: ProbeReport, paint: Paint = PLAIN): string[
   return out;
 }
 
-/** How many findings, their statuses, what was measured and how long it took. */
+/** How many findings, their statuses, what was measured and how long it took. Merged from several
+ * vantages, each subject counts once, as the summary's counts do; the measurements are said beside. */
 export function countLine(report: ProbeReport): string {
   const c = report.summary.counts;
-  const inferred = report.findings.filter((f) => f.provenance.kind === 'inferred').length;
+  const counted = onePerSubject(report.findings);
+  const inferred = counted.filter((f) => f.provenance.kind === 'inferred').length;
   const what = tally(report.findings);
   const started = format(new Date(report.startedAt), "yyyy-MM-dd HH:mm:ss 'local'");
+  const measurements = counted.length < report.findings.length ? ` (${fmtInt(report.findings.length)} measurements, each subject counted once)` : '';
   return (
-    `${fmtInt(report.findings.length)} findings: ${fmtInt(c.up)} up, ${fmtInt(c.down)} down, ${fmtInt(c.degraded)} degraded, ${fmtInt(c.unknown)} unknown — ` +
+    `${fmtInt(counted.length)} findings${measurements}: ${fmtInt(c.up)} up, ${fmtInt(c.down)} down, ${fmtInt(c.degraded)} degraded, ${fmtInt(c.unknown)} unknown — ` +
     `measured in ${fmtInt(report.durationMs)} ms${what ? `: ${what}` : ''}${inferred > 0 ? ` (${fmtInt(inferred)} not measured: inferred)` : ''}; ` +
     `started ${started} (per-probe timeout ${fmtInt(report.timeoutMs)} ms${startupWords(report)}, deadline ${fmtInt(report.deadlineMs)} ms)` +
     (vantagesText(report) ? `; ${vantagesText(report)}` : '')

@@ -2,12 +2,15 @@
 // vantage (SEAT_VANTAGE), each with its own view of the network — inside a network namespace this test
 // makes (root and iproute2) where fv's addresses have no route, else behind a ping stand-in that never
 // answers for them — merged (mergeVantages) and diagnosed. fv dark from both → site dark; from one
-// only → "unreachable from hq only", no runbook; one vantage → "from one vantage point".
+// only → "unreachable from hq only", no runbook; one vantage → "from one vantage point". And the drill
+// fleet probed from two vantages, one of which lost the gateway: each alias, GPU and seat counts once.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { DRILL_BIN } from '../../drills/drill.ts';
 import { darken, type DarkNetwork } from '../../drills/scenarios/dark.ts';
 import { runCli, type CliIo } from '../../src/cli/run.ts';
 import { Fleet } from '../../src/inventory/fleet.ts';
@@ -15,6 +18,9 @@ import { parseInventory } from '../../src/inventory/load.ts';
 import { decide, summarize } from '../../src/diagnose/verdict.ts';
 import { mergeVantages, type VantageReport } from '../../src/diagnose/vantage.ts';
 import { SCHEMA_VERSION } from '../../src/probes/canonical.ts';
+import type { ProbeReport } from '../../src/commands/probe.ts';
+import { countLine } from '../../src/render/report.ts';
+import { startCliDrill } from '../helpers/cli-drill.ts';
 
 const FV = ['127.0.1.1', '127.0.1.10', '127.0.1.11'];
 
@@ -81,6 +87,22 @@ async function probeFrom(vantage: string, dark: boolean, inventoryText: string):
   return JSON.parse(out) as Json;
 }
 
+/** One real `seat probe fv --json` of the drill fleet from `vantage`, on the inventory `file`. */
+async function drillProbe(file: string, vantage: string, drillEnv: Record<string, string>, dir: string): Promise<Json> {
+  let out = '';
+  let err = '';
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, SEAT_PROBE_MEMORY: 'off', SEAT_VANTAGE: vantage, SEAT_JOURNAL: join(dir, `${vantage}.sqlite`), ...drillEnv };
+  const io: CliIo = {
+    stdout: { write: (s: string | Uint8Array) => (out += typeof s === 'string' ? s : Buffer.from(s).toString()), isTTY: false },
+    stderr: { write: (s: string) => (err += s) },
+    env,
+    probeDeps: { env, pathPrefix: [DRILL_BIN] },
+  };
+  const code = await runCli(['--inventory', file, 'probe', 'fv', '--json'], io);
+  assert.ok(code === 0 || code === 1, `probe from ${vantage}: exit ${code}: ${err}`);
+  return JSON.parse(out) as Json;
+}
+
 function fleetOf(text: string): Fleet {
   const r = parseInventory(text);
   if (!r.ok) throw new Error(r.errors.join('\n'));
@@ -130,6 +152,55 @@ test('a via: separate path that answers while fv is dark: the verdict says fv is
   assert.equal(v.proposal?.rule, 'site-dark', 'the separate path is not one of the site’s addresses: fv stays dark');
   assert.ok(v.lines.includes("fv is reachable out of band: fv-ml1-bmc's separate path lte-router answers (from hq and irv)"), v.lines.join('\n'));
   assert.ok(!v.lines.some((l) => /rides the site's own firewall/.test(l)), 'this BMC has a path of its own');
+});
+
+test('merged from two vantages, each alias, GPU, seat and container counts once: up from one vantage is up, down from every vantage is down', { timeout: 90_000 }, async () => {
+  const d = await startCliDrill('seat-vantage-drill-');
+  cleanup.push(() => d.stop());
+  // hq has lost its path to the gateway (the same fleet, its gateway at a port where nothing listens):
+  // every alias is down from there; irv reaches the gateway.
+  const inv = parse(readFileSync(d.inventory, 'utf8')) as { gateway: { baseUrl: string } };
+  inv.gateway.baseUrl = 'http://127.0.0.1:9';
+  const lost = join(d.dir, 'hq-no-gateway.yaml');
+  writeFileSync(lost, stringify(inv));
+  const hq = await drillProbe(lost, 'hq', d.drill.env, d.dir);
+  const irv = await drillProbe(d.inventory, 'irv', d.drill.env, d.dir);
+  const aliasesOf = (r: Json): Json['findings'] => r.findings.filter((f) => f.subject.kind === 'alias');
+  assert.equal(aliasesOf(hq).length, 30);
+  assert.ok(aliasesOf(hq).every((f) => f.status === 'down'), 'from hq every alias is down');
+  const downFromIrv = aliasesOf(irv).filter((f) => f.status === 'down');
+  assert.equal(downFromIrv.length, 1, 'from irv one alias is down: its backend');
+
+  const m = mergeVantages([hq, irv]);
+  assert.ok(m.ok, m.ok ? '' : m.error);
+  // Both measurements stay, each with its own vantage.
+  assert.equal(m.report.findings.length, hq.findings.length + irv.findings.length);
+  assert.equal(m.report.findings.filter((f) => f.subject.kind === 'alias' && f.provenance.vantage === 'hq' && f.status === 'down').length, 30);
+  const fleet = d.drill.fleet;
+  const s = summarize(fleet, m.report.findings, m.report.sites);
+  const alone = summarize(fleet, irv.findings, irv.sites);
+  // Counted once: 30 aliases, not 60; the 29 irv reached are up, the one down from both is down for its backend.
+  assert.equal(s.aliases.total, 30);
+  assert.deepEqual(s.aliases, alone.aliases);
+  assert.deepEqual(s.aliases.failing.map((a) => [a.alias, a.reason]), [[downFromIrv[0]!.subject.kind === 'alias' ? downFromIrv[0]!.subject.name : '?', 'backend_down']]);
+  assert.equal(s.gpus.total, alone.gpus.total);
+  assert.equal(s.seats.total, alone.seats.total);
+  assert.equal(s.containers.total, alone.containers.total);
+  assert.deepEqual(s.counts, alone.counts, 'every subject once, as irv saw it: the gateway and its aliases up');
+  assert.equal(s.gateway.unreachable, false, 'irv reached the gateway: not a gateway outage');
+
+  const v = decide(m.report.sites, s);
+  assert.ok(v.lines.includes('1 of 30 aliases degraded'), v.lines.join('\n'));
+  assert.ok(v.lines.includes('elsewhere: 1 alias down routed to ana-ml2 (site ana)'), v.lines.join('\n'));
+  for (const line of v.lines) assert.doesNotMatch(line, /of 60 aliases|2 aliases down/, line);
+  assert.equal(v.status, decide(irv.sites, alone).status);
+
+  // The report's count line: each subject once, the measurements said beside.
+  const report = { ...irv, ...m.report, vantages: m.report.vantages, summary: s, verdict: v } as unknown as ProbeReport;
+  const line = countLine(report);
+  assert.match(line, new RegExp(`^${irv.findings.length} findings \\(${m.report.findings.length} measurements, each subject counted once\\): ${s.counts.up} up, `));
+  assert.match(line, /: 2 gateway keys, 30 aliases, /);
+  assert.match(line, /measured from 2 vantage points: hq, irv$/);
 });
 
 test('mergeVantages refuses what cannot be merged: no vantage, a vantage twice, another fleet, a vantage that is not a name', () => {
