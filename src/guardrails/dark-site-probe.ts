@@ -6,7 +6,7 @@ import { project } from '../incident/engine.ts';
 import { actorKey, type Actor, type Incident, type JournalEvent } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { isoSecond } from '../render/time.ts';
-import { darkHold, noPollDarkSite } from './no-poll-dark-site.ts';
+import { darkHold, fromWords, noPollDarkSite } from './no-poll-dark-site.ts';
 
 /** What the journal the check reads needs to give. */
 export interface OpenIncidents {
@@ -25,6 +25,8 @@ export interface DarkSite {
   by: Actor;
   /** The runbook step gated by no-poll-dark-site in that incident, if one is pinned. */
   step: string | null;
+  /** The vantages it was found dark from (empty: the report named none). Held from every vantage alike. */
+  from: string[];
 }
 
 export type ProbeGate =
@@ -43,7 +45,7 @@ export async function gateProbe(journal: OpenIncidents, fleet: Pick<Fleet, 'site
     for (const s of sites) {
       if (held.some((h) => h.site === s)) continue;
       const hold = darkHold(events, s, fleet, now);
-      if (hold) held.push({ site: s, incident: incident.id, at: isoSecond(hold.at), until: isoSecond(hold.until), by: declaredBy(events, hold.seq), step: guardedStep(incident, events) });
+      if (hold) held.push({ site: s, incident: incident.id, at: isoSecond(hold.at), until: isoSecond(hold.until), by: declaredBy(events, hold.seq), step: guardedStep(incident, events), from: hold.from });
     }
   }
   if (site !== 'all' && held[0]) return { ok: false, dark: held[0] };
@@ -71,7 +73,8 @@ export function byName(a: Actor): string {
 
 /** The refusal as one line for a person; `cmd` is the front end's command prefix (`seat` or `/seat`). */
 export function darkRefusal(d: DarkSite, cmd: string, who: (a: Actor) => string = byName): string {
-  return `refused by no-poll-dark-site: site ${d.site} was found dark at every address at ${d.at} (incident #${d.incident}, by ${who(d.by)}); it is not re-probed before ${d.until} unless a person at the site says the UPS is reset. ${overridePath(d, cmd)}`;
+  const any = d.from.length > 0 ? ' from any vantage' : '';
+  return `refused by no-poll-dark-site: site ${d.site} was found dark at every address${fromWords(d.from)} at ${d.at} (incident #${d.incident}, by ${who(d.by)}); it is not re-probed${any} before ${d.until} unless a person at the site says the UPS is reset. ${overridePath(d, cmd)}`;
 }
 
 /** The guardrail's own way past it, with the commands. */
@@ -86,5 +89,5 @@ export function overridePath(d: DarkSite, cmd: string): string {
 /** For `all`: the sites left out, one line; empty when none was. */
 export function skippedLine(skipped: readonly DarkSite[], who: (a: Actor) => string = byName): string {
   if (skipped.length === 0) return '';
-  return `skipped (no-poll-dark-site): ${skipped.map((d) => `${d.site}, dark since ${d.at} (incident #${d.incident}, by ${who(d.by)}; until ${d.until})`).join('; ')}`;
+  return `skipped (no-poll-dark-site): ${skipped.map((d) => `${d.site}, dark${fromWords(d.from)} since ${d.at} (incident #${d.incident}, by ${who(d.by)}; until ${d.until})`).join('; ')}`;
 }

@@ -2,8 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { noPollDarkSite as g } from '../../src/guardrails/no-poll-dark-site.ts';
-import { aliasAt, allowed, context, DARK_AT, fvAddresses, Journal, plus, refusal, step } from './helpers.ts';
+import { aliasAt, allowed, context, DARK_AT, fleet, fvAddresses, Journal, plus, refusal, step } from './helpers.ts';
 import { transport } from '../helpers/findings.ts';
+import { stampVantage } from '../../src/probes/vantage.ts';
+import { darkHold } from '../../src/guardrails/no-poll-dark-site.ts';
 
 const probe = step({ id: 'reprobe', kind: 'probe', action: 'probe' });
 
@@ -69,4 +71,24 @@ test('a site whose BMC was not measured is not proven dark', () => {
 test('probing another site than the dark one is allowed', () => {
   allowed(g, context({ journal: dark(), step: probe, input: { action: 'probe', site: 'ana' }, now: plus(DARK_AT, 6) }));
   refusal(g, context({ journal: dark(), step: probe, input: { action: 'probe', site: 'fv' }, now: plus(DARK_AT, 6) }));
+});
+
+/** fv's addresses as `vantage` measured them: dark to it, or answering. */
+const fvFrom = (vantage: string, answered: boolean, at = DARK_AT) => fvAddresses(at, answered).map((f) => stampVantage(f, vantage));
+
+test('per vantage: fv dark from hq and irv is held from every vantage, and the refusal names where it was measured from', () => {
+  const j = new Journal();
+  j.report([...fvFrom('hq', false), ...fvFrom('irv', false)]);
+  const v = refusal(g, context({ journal: j, step: probe, now: plus(DARK_AT, 6) }));
+  assert.equal(v.refused, 'probing site fv again, from any vantage, 6 min after every address of it (BMC included) went unanswered from hq and irv at 2026-09-13T06:58:40Z');
+  assert.deepEqual(darkHold(j.events, 'fv', fleet, new Date(plus(DARK_AT, 6)))?.from, ['hq', 'irv']);
+});
+
+test('per vantage: a report where irv reached fv while hq did not holds nothing: that is hq’s own path, not a dark site', () => {
+  const j = new Journal();
+  j.report([...fvFrom('hq', false), ...fvFrom('irv', true)]);
+  allowed(g, context({ journal: j, step: probe, now: plus(DARK_AT, 6) }));
+  // And a later report dark from both holds it again.
+  j.report([...fvFrom('hq', false, plus(DARK_AT, 2)), ...fvFrom('irv', false, plus(DARK_AT, 2))]);
+  refusal(g, context({ journal: j, step: probe, now: plus(DARK_AT, 6) }));
 });
