@@ -27,7 +27,7 @@ import { eventSummary } from '../render/journal.ts';
 import { loadRunbooks } from '../runbooks/load.ts';
 import type { CliIo, ExitCode } from './io.ts';
 
-type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'runbook check' | 'runbook list' | 'export' | 'powerlog' | 'diagnose' | 'watch gpus' | 'drill' | 'walk' }>;
+type IncidentCommand = Exclude<Command, { verb: 'probe' | 'help' | 'check' | 'version' | 'bot' | 'vantage' | 'runbook check' | 'runbook list' | 'export' | 'powerlog' | 'diagnose' | 'watch gpus' | 'drill' | 'walk' }>;
 
 /** The terminal's person: SEAT_USER (a shared on-call box), else the login name. */
 export function localActor(env: NodeJS.ProcessEnv): Actor {

@@ -88,6 +88,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       const { runBot } = await import('../slack/main.ts');
       return runBot(fleet, { ...io, inventoryPath });
     }
+    case 'vantage':
+      return (await import('./vantage.ts')).vantageToTerminal(fleet, io, inventoryPath);
     case 'probe': {
       // Now the sites are known: the site argument is checked against them.
       const parsed = parseTokens(split.rest, fleet.siteNames);

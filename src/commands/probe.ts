@@ -12,6 +12,7 @@ import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
 import { crossCheckedStream } from '../diagnose/cross-check.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeTask, Reaper } from '../probes/types.ts';
 import { vantageFor } from '../probes/vantage.ts';
+import type { AskedVantage } from '../vantage/ask.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -55,6 +56,9 @@ export interface ProbeReport {
   /** Where its findings were measured from (each finding's provenance names its own): one for a probe,
    * several for reports merged (diagnose/vantage.ts mergeVantages). Absent before schemaVersion 3. */
   vantages?: string[];
+  /** The other replicas' vantages this probe asked (vantage/ask.ts), and what became of each; absent
+   * when none was asked (one replica, or none other alive). */
+  asked?: AskedVantage[];
   findings: Finding[];
   summary: Summary;
   verdict: Verdict;
@@ -380,6 +384,7 @@ export function reportJson(report: ProbeReport, findings: unknown[] = report.fin
     schemaVersion: report.schemaVersion,
     sites: report.sites,
     vantages: report.vantages ?? [],
+    ...(report.asked ? { asked: report.asked } : {}),
     timeoutMs: report.timeoutMs,
     startupMs: report.startupMs ?? 0,
     waitMs: report.waitMs ?? report.timeoutMs,

@@ -24,6 +24,7 @@ export interface HelpCommand {
 export interface CheckCommand { verb: 'check' }
 export interface VersionCommand { verb: 'version' }
 export interface BotCommand { verb: 'bot' }
+export interface VantageCommand { verb: 'vantage' }
 
 export interface IncidentOpenCommand { verb: 'incident open'; site: string; title: string }
 export interface IncidentListCommand { verb: 'incident list'; all: boolean }
@@ -208,6 +209,15 @@ export const COMMANDS = [
     args: [],
     flags: {},
     build: (): BotCommand => ({ verb: 'bot' }),
+  }),
+  defineCommand({
+    words: ['vantage'],
+    summary: "answer the bot replicas' probe requests from this machine, without Slack: a second vantage point",
+    frontEnds: ['cli'],
+    needsInventory: true,
+    args: [],
+    flags: {},
+    build: (): VantageCommand => ({ verb: 'vantage' }),
   }),
   defineCommand({
     words: ['incident open'],

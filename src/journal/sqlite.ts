@@ -117,6 +117,26 @@ const MIGRATIONS: readonly string[] = [
      ts TEXT NOT NULL,
      PRIMARY KEY (incident, key)
    );`,
+  // 5: replicas asking each other to probe (src/journal/asks.ts): a request row, each replica's answers
+  // streamed as rows. Coordination, not record: outside the chain, and removed once the asker is done.
+  `CREATE TABLE IF NOT EXISTS probe_asks (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     replica TEXT NOT NULL,
+     vantage TEXT NOT NULL,
+     request TEXT NOT NULL,
+     asked_at TEXT NOT NULL,
+     wait_ms INTEGER NOT NULL
+   );
+   CREATE TABLE IF NOT EXISTS probe_answers (
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     ask INTEGER NOT NULL,
+     replica TEXT NOT NULL,
+     vantage TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     body TEXT NOT NULL,
+     at TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS probe_answers_ask ON probe_answers (ask, id);`,
 ];
 
 /** The schema version this code writes. */

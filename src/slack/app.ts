@@ -11,7 +11,10 @@ import { defaultReplica, IncidentService } from '../incident/service.ts';
 import type { Runbook } from '../incident/types.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import { openJournal } from '../journal/open.ts';
+import { openAsks, type AskTransport } from '../journal/asks.ts';
 import { startHeartbeat } from '../journal/heartbeat.ts';
+import { askingOthers } from '../vantage/ask.ts';
+import { answerAsks, type Answering } from '../vantage/answer.ts';
 import { readVersion } from '../version.ts';
 import { vantageFor } from '../probes/vantage.ts';
 import type { JournalStore } from '../journal/store.ts';
@@ -119,13 +122,15 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
 
   const running = new Set<Promise<void>>();
   const thread = opts.probeThread && !opts.runProbe ? createProbeThread(opts.probeThread === true ? 'process' : opts.probeThread) : null;
+  // This replica's own probe: what it runs for its people, and what it runs when another replica asks.
+  const plainProbe: RunProbe = opts.runProbe ?? thread?.runProbe ?? runProbe;
   const ctx: SeatContext = {
     fleet: opts.fleet,
     log,
     // One memory across the bot's probes: a container's restart count is judged by whether it rose since
     // the last probe, and what cost its timeout last time is asked first.
     probeDeps: { memory: new ProbeMemory(), ...opts.probeDeps },
-    runProbe: observeReports(opts.runProbe ?? thread?.runProbe ?? runProbe, opts.onReport),
+    runProbe: observeReports(plainProbe, opts.onReport),
     probes: probeQueue(opts.maxProbes ?? MAX_PROBES_AT_ONCE),
     probing: new Map(),
     updateIntervalMs: opts.updateIntervalMs ?? 1000,
@@ -145,15 +150,27 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
   };
   let store: JournalStore | undefined;
   let heart: { stop: () => void } | undefined;
+  let asks: AskTransport | undefined;
+  let answering: Answering | undefined;
   let answers: boolean | undefined;
   /** Opens the journal and reads the runbooks: the incident commands work from here on. */
   const openIncidents = async (path: string): Promise<void> => {
     const opened = await openJournal(path, { now: clock });
     store = opened;
     // The replicas seen (`seat journal status`): this one says it is alive while it runs.
-    const beating = startHeartbeat(opened.replicaSide, { replica: opts.replica ?? defaultReplica(), site: vantageFor(process.env, opts.fleet.inventory.vantage), version: (await readVersion()) ?? '?' }, { now: clock, warn: (l) => log.warn(l), answered: (ok) => void (answers = ok) });
+    const self = { replica: opts.replica ?? defaultReplica(), vantage: ctx.probeDeps?.vantage ?? vantageFor(process.env, opts.fleet.inventory.vantage) };
+    const beating = startHeartbeat(opened.replicaSide, { replica: self.replica, site: self.vantage, version: (await readVersion()) ?? '?' }, { now: clock, warn: (l) => log.warn(l), answered: (ok) => void (answers = ok) });
     heart = beating;
     answers = await beating.beat();
+    // Every vantage at once: a probe here asks the other live replicas through the journal, and this
+    // replica answers theirs (vantage/ask.ts, answer.ts).
+    try {
+      asks = await openAsks(path);
+      ctx.runProbe = observeReports(askingOthers(plainProbe, { asks, self, replicas: () => opened.replicaSide.replicas(), now: clock, log: (l) => log.warn(l) }), opts.onReport);
+      answering = answerAsks({ asks, self, fleet: opts.fleet, now: clock, log: (l) => log.warn(l), probe: (req, onEvent) => ctx.probes.run(() => plainProbe(opts.fleet, req, { ...ctx.probeDeps, onEvent })) });
+    } catch (err) {
+      log.warn(`probe requests between replicas are off: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
+    }
     let runbooks = opts.runbooks;
     if (!runbooks) {
       const loaded = await loadRunbooks();
@@ -192,6 +209,10 @@ export function createSeatApp(opts: SeatAppOptions): SeatApp {
       await app.stop().finally(async () => {
         heart?.stop();
         heart = undefined;
+        await answering?.stop();
+        answering = undefined;
+        await asks?.close();
+        asks = undefined;
         const closing = store;
         store = undefined;
         await closing?.close();
