@@ -160,7 +160,17 @@ async function showPart(ctx: SeatContext, client: WebClient, id: number, key: st
   if (!('ts' in r)) return;
   ctx.threads.set(id, key, { channel: where.channel, ts: r.ts, last });
   if ('missing' in ctx.incidents) return;
-  await ctx.incidents.deps.store.replicaSide.keepMessage(id, key, where.channel, r.ts).catch((err: unknown) => ctx.log.warn(`keeping the message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`));
+  const side = ctx.incidents.deps.store.replicaSide;
+  const failed = (err: unknown): undefined => void ctx.log.warn(`keeping the message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
+  await side.keepMessage(id, key, where.channel, r.ts).catch(failed);
+  // Two replicas can post a part's first message at the same instant: the first kept stands. The one
+  // that lost takes its copy back and shows its view in the one that stands, so the thread keeps one
+  // message per part (a person may see the second copy for the moment it lived).
+  const kept = (await side.messages(id).catch(failed))?.find((k) => k.key === key);
+  if (!kept || kept.ts === r.ts) return;
+  await ctx.send.run(where.channel, 'chat.delete', () => client.chat.delete({ channel: where.channel, ts: r.ts })).catch((err: unknown) => ctx.log.warn(`chat.delete of the second copy of #${id} ${key} failed: ${slackErrorCode(err)}`));
+  ctx.threads.set(id, key, { channel: kept.channel, ts: kept.ts, last: '' });
+  if (await update(ctx, client, kept.channel, kept.ts, m)) ctx.threads.set(id, key, { channel: kept.channel, ts: kept.ts, last });
 }
 
 function supersededMessage(step: string, runbook: string): Message {

@@ -375,7 +375,7 @@ export interface Shown {
   updates: number;
 }
 
-/** Every message as it stands now: posted (its ts from the answer), then replaced by each chat.update. */
+/** Every message as it stands now: posted (its ts from the answer), then replaced by each chat.update, gone once deleted. */
 export function currentMessages(log: readonly Exchange[]): Map<string, Shown> {
   const out = new Map<string, Shown>();
   for (const c of log) {
@@ -385,6 +385,8 @@ export function currentMessages(log: readonly Exchange[]): Map<string, Shown> {
     } else if (c.method === 'chat.update') {
       const m = out.get(String(c.args.ts));
       if (m) out.set(String(c.args.ts), { ...m, text: String(c.args.text), blocks: (c.args.blocks as unknown[]) ?? [], updates: m.updates + 1 });
+    } else if (c.method === 'chat.delete') {
+      out.delete(String(c.args.ts));
     }
   }
   return out;

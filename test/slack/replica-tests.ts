@@ -42,6 +42,12 @@ export function replicaTests(on: string, journal?: () => Promise<string>, skip?:
     return b;
   }
 
+  /** The thread as it stands: each step's title on one message, however many replicas raced to post it. */
+  const oneMessagePerStep = (thread: string): void => {
+    const titles = h.thread(thread).flatMap((m) => [...JSON.stringify(m.blocks).matchAll(/Step \d+ of \d+ · ([^*]+)\*/g)].map((x) => x[1]!));
+    assert.deepEqual(titles.filter((t, i) => titles.indexOf(t) !== i), [], `one message per step in the thread: ${titles.join(' | ')}`);
+  };
+
   const stepMessages = (thread: string, title: RegExp): number => h.log.filter((c) => c.method === 'chat.postMessage' && c.args.thread_ts === thread && title.test(JSON.stringify(c.args.blocks))).length;
 
   test(`${on}: a walkthrough alternating between two replicas: one message per step, the journal as one bot would write it`, { timeout: 120_000, ...(skip ? { skip } : {}) }, async () => {
@@ -85,6 +91,8 @@ export function replicaTests(on: string, journal?: () => Promise<string>, skip?:
     await Promise.all(h.seats.map((s) => s.idle()));
     const recorded = (await store(0).events(id)).filter((e) => e.kind === 'step.done' && e.step === 'gateway-local');
     assert.equal(recorded.length, 1, 'one decision across both replicas');
+    // Both replicas redrew the thread at once, both wanting the next step's first message.
+    oneMessagePerStep(thread);
     assert.ok((await store(1).verify(id)).ok);
   });
 
@@ -103,5 +111,6 @@ export function replicaTests(on: string, journal?: () => Promise<string>, skip?:
     assert.equal(decisions.length, 1, 'one decision');
     const winner = decisions[0]!.actor as { id: string };
     assert.match(h.said(said).join('\n'), new RegExp(`step \`gateway-logs\` was already done by <@${winner.id}>`), 'the loser is told who');
+    oneMessagePerStep(thread);
   });
 }
