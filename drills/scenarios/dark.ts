@@ -73,9 +73,9 @@ export interface VantageView {
   stopNow(): void;
 }
 
-export async function vantageView(addresses: string[]): Promise<VantageView> {
+export async function vantageView(addresses: string[], opts: { namespace?: boolean } = {}): Promise<VantageView> {
   for (const a of addresses) assertLoopback(a, 'darken');
-  const ns = await namespace(addresses);
+  const ns = opts.namespace === false ? { why: 'not asked for' } : await namespace(addresses);
   if (!('name' in ns)) return { exec: null, how: `no network namespace (${ns.why})`, stop: async () => {}, stopNow: () => {} };
   let gone = false;
   return {

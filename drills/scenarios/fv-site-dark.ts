@@ -1,6 +1,8 @@
 // Seed 002, 2026-09-13 06:58: a benchmark on fv-ml1's GPU 3 beside live testing on GPU 2, and the
 // 1500 VA UPS gave out: every Fountain Valley address dark, BMC and firewall included; 19 of 30
-// aliases down; the power log on /tank the only load figure there is.
+// aliases down; the power log on /tank the only load figure there is. Seed 002's proof was "all
+// other sites 0% loss": the drill plays a second vantage, a replica at irv (its own network namespace,
+// where fv has no route; else a stand-in beside the console), so site dark rests on two vantages.
 import type { Scenario } from './types.ts';
 
 const GPU_NAME = 'NVIDIA RTX PRO 6000 Blackwell Server Edition';
@@ -48,6 +50,7 @@ export const FV_SITE_DARK: Scenario = {
   ],
   fleet: { aliases: {} },
   darkSites: ['fv'],
+  vantages: [{ name: 'irv', darkTo: ['fv'] }],
   gpus: {},
   files: [{ name: 'power.log', what: 'power log', from: `recovered from ${POWER_LOG_ORIGIN}: nvidia-smi CSV, 4 GPUs every 10 s to the cut`, text: fvPowerLog }],
   firstSteps: (path) => [

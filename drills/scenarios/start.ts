@@ -34,6 +34,9 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv;
   /** Where nut-server's upsd and dummy-ups are (default /lib/nut). */
   nutDir?: string;
+  /** false: make no network namespace even where root allows one (the stand-ins play the darkness and
+   * the vantages they can, as without root). Default: a namespace wherever root and iproute2 allow. */
+  namespaces?: boolean;
 }
 
 export interface RunningDrill {
@@ -56,8 +59,11 @@ export interface RunningDrill {
   listening: string[];
   /** What could not be played as in the seed, and why. */
   notes: string[];
-  /** The scenario's other vantage points: `exec` runs a command from inside one (null: none could be made here, `how` says why). */
-  vantages: { name: string; exec: string[] | null; how: string }[];
+  /** The scenario's other vantage points: `exec` runs a command from inside one (null: none could be made
+   * here, `how` says why). `standIn`: no namespace could be made, but the vantage loses what the console
+   * loses (the drill's dark sites), so a second process beside the console (`exec` empty) plays it, and
+   * `how` says so. vantage-probe.ts runs `seat probe` from one. */
+  vantages: { name: string; exec: string[] | null; standIn: boolean; how: string }[];
   /** The drill's first lines: the real tools found, those not found, and what that changes. */
   tools: string[];
   /** Idempotent: every stand-in stopped, the namespace removed, the folder removed unless kept. */
@@ -138,7 +144,7 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
       upsds.push(`${site.ups.name}@${hostPort(ups.host, ups.port)}`);
     }
 
-    const dark = await darken([...new Set(darkAddresses)], bin, { ping: tools.ping !== null });
+    const dark = await darken([...new Set(darkAddresses)], bin, { ping: tools.ping !== null, ...(opts.namespaces === false ? { namespace: false } : {}) });
     stops.push(() => dark.stop());
     nowStops.push(() => dark.stopNow());
 
@@ -151,10 +157,18 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
         for (const h of Object.values(at.hosts)) lost.add(h.address);
         for (const d of [...Object.values(at.bmc), ...(at.firewall ? [at.firewall] : [])]) lost.add(d.address);
       }
-      const view = await vantageView([...lost]);
+      const view = await vantageView([...lost], { namespace: opts.namespaces !== false });
       stops.push(() => view.stop());
       nowStops.push(() => view.stopNow());
-      vantages.push({ name: v.name, exec: view.exec, how: view.exec ? `vantage ${v.name}: ${view.how}` : `vantage ${v.name}: ${view.how}: not played here (a second vantage needs its own namespace)` });
+      // Without a namespace, a vantage that loses exactly the console's dark sites sees what the console
+      // sees: a second process beside it plays it, on the drill's own dark view. Any other cannot be played.
+      const standIn = view.exec === null && sameSites(v.darkTo, s.darkSites);
+      const how = view.exec
+        ? `vantage ${v.name}: ${view.how}`
+        : standIn
+          ? `vantage ${v.name}: ${view.how}: a stand-in — a second seat process beside this console, ${v.darkTo.join(', ')} dark to it as to the console, by the same stand-ins`
+          : `vantage ${v.name}: ${view.how}: not played here (a second vantage needs its own namespace)`;
+      vantages.push({ name: v.name, exec: view.exec ?? (standIn ? [] : null), standIn, how });
     }
 
     const files = new Map<string, string>();
@@ -193,6 +207,10 @@ export async function startScenario(s: Scenario, opts: StartOptions = {}): Promi
     await stop();
     throw err;
   }
+}
+
+function sameSites(a: readonly string[], b: readonly string[]): boolean {
+  return a.length > 0 && a.length === b.length && a.every((x) => b.includes(x));
 }
 
 /** Folders of drills whose process was killed before it could remove them. */

@@ -2,11 +2,20 @@
 // util-linux's script is missing), the first lines followed as they say: probe fv, start the runbook
 // it proposes (Tab-completed), walk a few steps with the recovered power log as evidence, read and
 // verify the journal, Ctrl-C a half-typed line, exit — and then nothing the drill started is left.
+// And its second vantage (issue 33): irv, a whole `seat probe` process in the network namespace the
+// drill makes for it (else a stand-in beside the console that says so), merged with the console's own
+// probe: site fv dark from two vantage points, each alias counted once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { accepts } from '../../drills/net.ts';
+import { FV_SITE_DARK } from '../../drills/scenarios/fv-site-dark.ts';
+import { startScenario } from '../../drills/scenarios/index.ts';
+import { probeFromVantage } from '../../drills/scenarios/vantage-probe.ts';
+import { decide, summarize } from '../../src/diagnose/verdict.ts';
+import { mergeVantages } from '../../src/diagnose/vantage.ts';
+import { probeHere } from '../helpers/drill-probe.ts';
 import { inventoryPorts, MAIN, noPty, pathAfter, Session } from './session.ts';
 
 const PROMPT = /\nseat drill fv-site-dark> $/;
@@ -32,6 +41,10 @@ test('fv-site-dark end to end through the console: probe, runbook, walk, journal
     const ports = inventoryPorts(inventory);
     const ns = /network namespace (seatbelt-drill-\S+?):/.exec(intro)?.[1];
     if (!ns) t.diagnostic(`no network namespace here: ${/fv dark: (.*)/.exec(intro)?.[1] ?? '?'}`);
+    // The second vantage is named among the stand-ins: its own namespace, or a stand-in that says so.
+    const irvNs = /vantage irv: network namespace (seatbelt-drill-\S+?):/.exec(intro)?.[1];
+    if (ns) assert.ok(irvNs && irvNs !== ns, `irv has a namespace of its own:\n${intro}`);
+    else assert.match(intro, /vantage irv: no network namespace \([^)]*\): a stand-in — a second seat process beside this console, fv dark to it as to the console/);
 
     const report = await command('probe fv');
     assert.match(report, /DOWN fv: site fv dark/);
@@ -120,8 +133,51 @@ test('fv-site-dark end to end through the console: probe, runbook, walk, journal
     for (const { host, port } of ports) assert.equal(await accepts(host, port), false, `${host}:${port} still accepts connections after exit`);
     assert.ok(!existsSync(folder), `${folder} is removed`);
     if (ns) assert.doesNotMatch(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }), new RegExp(ns), 'the namespace is gone');
+    if (irvNs) assert.doesNotMatch(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' }), new RegExp(irvNs), 'irv’s namespace is gone');
   } finally {
     s.dump();
     await s.close();
   }
 });
+
+// Where root allows it irv has its own namespace; `namespaces: false` plays the stand-in here too.
+for (const namespaces of [true, false]) {
+  test(`fv-site-dark from two vantages (${namespaces ? 'a namespace where root allows it' : 'no namespace: the stand-in'}): the console’s probe and irv’s own process, merged, say site fv dark from 2 vantage points, each alias once`, { timeout: 180_000 }, async () => {
+    const drill = await startScenario(FV_SITE_DARK, { namespaces });
+    let irvNs: string | undefined;
+    try {
+      const irvView = drill.vantages.find((v) => v.name === 'irv');
+      assert.ok(irvView, 'the drill plays the irv vantage');
+      // Always played: its own namespace where root allows it, else a stand-in beside the console.
+      assert.ok(irvView.exec, irvView.how);
+      if (!namespaces) assert.equal(irvView.standIn, true, irvView.how);
+      irvNs = irvView.standIn ? undefined : irvView.exec[3];
+      assert.ok(drill.standIns.includes(irvView.how), drill.standIns.join('\n'));
+      assert.match(irvView.how, irvView.standIn ? /^vantage irv: no network namespace \([^)]+\): a stand-in — a second seat process beside this console, fv dark to it as to the console/ : /^vantage irv: network namespace seatbelt-drill-\S+: no route to /);
+
+      const here = await probeHere(drill, ['probe', 'fv']);
+      const fromIrv = await probeFromVantage(drill, 'irv', ['probe', 'fv']);
+      assert.ok(fromIrv.ok, fromIrv.ok ? '' : fromIrv.error);
+      const irv = fromIrv.report;
+      assert.deepEqual(irv.vantages, ['irv']);
+      assert.ok(irv.findings.every((f) => f.provenance.vantage === 'irv'), 'every finding of the second process was measured from irv');
+      // Each alone: site dark from one vantage point.
+      assert.equal(irv.verdict.proposal?.rule, 'site-dark');
+      assert.match(irv.verdict.headline, /\(from one vantage point: irv\)/);
+      assert.match(here.verdict.headline, /^site fv dark: .*\(from one vantage point: [^)]+\)/);
+
+      const m = mergeVantages([here, irv]);
+      assert.ok(m.ok, m.ok ? '' : m.error);
+      const v = decide(m.report.sites, summarize(drill.fleet, m.report.findings, m.report.sites));
+      assert.equal(v.proposal?.rule, 'site-dark');
+      assert.equal(v.runbook, 'site-dark');
+      assert.equal(v.status, 'down');
+      assert.match(v.headline, new RegExp(`^site fv dark: .*\\(from 2 vantage points: ${here.vantages[0]}, irv\\) — do not poll it waiting`));
+      // Each alias once, whichever vantage reached the gateway: 19 of 30 down, as the console alone says.
+      assert.ok(v.lines.some((l) => /^19 of 30 aliases down, all routed to fv-ml1/.test(l)), v.lines.join('\n'));
+    } finally {
+      await drill.stop();
+    }
+    if (irvNs) assert.doesNotMatch(execFileSync('ip', ['netns', 'list'], { encoding: 'utf8', timeout: 5000 }), new RegExp(irvNs), 'irv’s namespace is gone with the drill');
+  });
+}
