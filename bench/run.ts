@@ -24,6 +24,7 @@ const PARTS: Record<string, () => Promise<{ lines: string[] }>> = {
   export: async () => (await import('./export.ts')).benchExport(),
   startup: async () => (await import('./startup.ts')).benchStartup(),
   alert: async () => (await import('./alert.ts')).benchAlert(),
+  vantage: async () => (await import('./vantage.ts')).benchVantage(),
 };
 
 const part = process.env.SEAT_BENCH_PART;

@@ -69,9 +69,12 @@ export function noRoomText(s: GpuSeatUse, freeMiB: number, tool: string): string
   return `${s.seat} is down and its declared ${fmtInt(s.declaredMiB ?? 0)} MiB (inventory: ${s.declaredBy}) cannot fit the ${fmtInt(freeMiB)} MiB free (measured by ${tool}): it cannot boot there now`;
 }
 
+/** The measurements of a row and of what it was judged beside, from the row's own vantage (a merged
+ * report is refused a finding that names none). */
 function merged(...ps: Provenance[]): Provenance {
   const via = ps.flatMap((p) => (p.kind === 'measured' ? p.via : []));
-  return via.length > 0 ? { kind: 'measured', via } : ps[0]!;
+  const vantage = ps[0]?.vantage;
+  return via.length > 0 ? { kind: 'measured', via, ...(vantage !== undefined ? { vantage } : {}) } : ps[0]!;
 }
 
 function amend(f: Finding, c: { status: FindingStatus; reason: Reason; detail: string; provenance: Provenance; data?: Finding['data'] }): Finding {

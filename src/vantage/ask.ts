@@ -46,6 +46,8 @@ export interface AskedVantage {
   why?: string;
   /** From the request to its last row, ms. */
   ms?: number;
+  /** What its own probe took, as it says (answered only). */
+  probeMs?: number;
   findings: number;
 }
 
@@ -278,7 +280,7 @@ class Ask {
     return [...this.pending.values()].map((p): AskedVantage => {
       const replicas = p.replicas.map((r) => clean(r.replica, 120));
       const base = { vantage: p.vantage, replicas, ...(p.owner ? { answeredBy: clean(p.owner, 120) } : {}), ...(p.ms !== undefined ? { ms: p.ms } : {}) };
-      if (p.state === 'answered') return { ...base, outcome: 'answered', findings: p.result.length };
+      if (p.state === 'answered') return { ...base, outcome: 'answered', findings: p.result.length, ...(p.end ? { probeMs: p.end.durationMs } : {}) };
       if (p.state === 'refused') return { ...base, outcome: 'refused', why: p.why ?? 'its answer could not be read', findings: 0 };
       if (p.state === 'failed') return { ...base, outcome: p.taken ? 'failed' : 'no_answer', why: p.why ?? 'no answer', findings: 0 };
       if (p.state === 'running') return { ...base, outcome: 'unfinished', why: "its probe did not finish within the run's deadline", findings: 0 };
