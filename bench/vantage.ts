@@ -60,6 +60,8 @@ export async function benchVantage(): Promise<{ lines: string[] }> {
     const ratios: number[] = [];
     const walls: number[] = [];
     const slowest: number[] = [];
+    const lastRow: number[] = [];
+    const transit: number[] = [];
     let findings = 0;
     for (let r = 0; r < ROUNDS + 2; r++) {
       const t0 = performance.now();
@@ -71,6 +73,9 @@ export async function benchVantage(): Promise<{ lines: string[] }> {
       if (r < 2) continue; // warm-up: modules, connections
       walls.push(wall);
       slowest.push(slow);
+      // When the last answer's `done` was read, from the request; and what each answer spent beyond its own probe.
+      lastRow.push(Math.max(...asked.map((a) => a.ms ?? 0)));
+      transit.push(...asked.map((a) => (a.ms ?? 0) - (a.probeMs ?? 0)));
       ratios.push(wall / slow);
       findings = report.findings.length;
     }
@@ -81,6 +86,7 @@ export async function benchVantage(): Promise<{ lines: string[] }> {
       lines: [
         `vantage: 3 replicas (this one and two \`seat vantage\` processes) on ${on}; the drill fleet ana-gpu-oom, probe all, ${findings} findings merged; median of ${ROUNDS} rounds`,
         `vantage: (a) the slowest replica's own probe  ${Math.round(median(slowest))} ms   (b) the asked probe, request to merged report  ${Math.round(median(walls))} ms`,
+        `vantage: of (b): the last answer read ${Math.round(median(lastRow))} ms after the request; an answer beyond its own probe (start, rows, reading) ${Math.round(median(transit))} ms median; the merge and the rest ${Math.round(median(walls) - median(lastRow))} ms`,
         `vantage: (b)/(a) paired per round ${ratio.toFixed(3)}x (min ${Math.min(...ratios).toFixed(3)}, max ${Math.max(...ratios).toFixed(3)}; target ≤ 1.05x: ${ratio <= 1.05 ? 'met' : 'NOT met'})`,
       ],
     };

@@ -12,7 +12,7 @@ import { Lesson, targetKey, type ProbeMemory } from '../probes/memory.ts';
 import { crossCheckedStream } from '../diagnose/cross-check.ts';
 import type { Finding, ProbeEnv, ProbeGroup, ProbeTask, Reaper } from '../probes/types.ts';
 import { vantageFor } from '../probes/vantage.ts';
-import type { AskedVantage } from '../vantage/ask.ts';
+import type { AskedVantage } from '../vantage/types.ts';
 
 /** What a peer may send before it is cut: an HTTP body, a child's output per stream. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;

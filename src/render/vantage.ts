@@ -3,7 +3,7 @@
 // ask.ts): answered, or why its findings are not in the report. Names may come from another
 // replica's report: control characters are stripped and each is capped before anything shows them.
 import type { ProbeReport } from '../commands/probe.ts';
-import type { AskedVantage } from '../vantage/ask.ts';
+import type { AskedVantage } from '../vantage/types.ts';
 
 const shownName = (v: string): string => v.replace(/\p{Cc}/gu, '').slice(0, 63);
 

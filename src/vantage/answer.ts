@@ -71,7 +71,8 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
     d.answered?.(row.id, 'failed');
     return;
   }
-  await put('taken', '{}');
+  // Not waited for: the probe starts now, and the rows still go in order.
+  void put('taken', '{}');
   let pending: Finding[] = [];
   let progress = { done: 0, total: 0 };
   const flush = (): void => {
@@ -100,7 +101,7 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
     return;
   }
   clearInterval(timer);
-  flush();
+  pending = [];
   // The streamed rows were for the asker's progress; the report's own findings are what count (GPU
   // rows judged beside the seats, in report order): they go whole, then the end.
   for (const body of findingBodies(report.findings, { done: progress.total, total: progress.total })) void put('result', body);

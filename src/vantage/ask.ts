@@ -15,6 +15,9 @@ import type { RunEvent, TaskInfo } from '../probes/runner.ts';
 import type { Finding, ProbeGroup, ProbeName } from '../probes/types.ts';
 import { isVantageName } from '../probes/vantage.ts';
 import { mergeAnswers, type VantageAnswer } from './merge.ts';
+import type { AskedVantage } from './types.ts';
+
+export type { AskedVantage } from './types.ts';
 import { answerKind, clean, MAX_ANSWER_TOTAL_BYTES, parseDone, parseFailed, parseFindings, requestText } from './wire.ts';
 
 /** What a replica's answer may take on top of the run itself: the rows' way through the database. */
@@ -33,22 +36,6 @@ export interface AskDeps {
   monotonic?: () => number;
   setTimer?: (fn: () => void, ms: number) => () => void;
   log?: (line: string) => void;
-}
-
-/** What became of one other vantage asked. */
-export interface AskedVantage {
-  vantage: string;
-  /** The replicas at that vantage that were asked (by heartbeat), and the one whose answer counts. */
-  replicas: string[];
-  answeredBy?: string;
-  /** `answered`: its findings are in the report; the rest are not. */
-  outcome: 'answered' | 'no_answer' | 'unfinished' | 'failed' | 'refused';
-  why?: string;
-  /** From the request to its last row, ms. */
-  ms?: number;
-  /** What its own probe took, as it says (answered only). */
-  probeMs?: number;
-  findings: number;
 }
 
 /** The other live replicas, by vantage (not this one's own: the local probe measures from there). */
@@ -125,28 +112,36 @@ class Ask {
   async run(): Promise<ProbeReport> {
     const timeoutMs = this.req.timeoutMs ?? this.fleet.inventory.settings.probeTimeoutMs;
     this.t0 = this.mono();
-    let id: number;
-    try {
-      id = await this.d.asks.ask({ replica: this.d.self.replica, vantage: this.d.self.vantage, request: requestText(this.req, timeoutMs), askedAt: this.d.now().toISOString(), waitMs: timeoutMs + ASK_GRACE_MS });
-    } catch (err) {
-      const why = `the journal did not take the request (${firstLine(err)})`;
-      this.d.log?.(`probe of ${this.req.site}: ${why}; probing from ${this.d.self.vantage} only`);
-      for (const p of this.pending.values()) Object.assign(p, { state: 'failed', why });
-      return mergeAnswers(this.fleet, await this.local(this.fleet, this.req, this.deps), [], this.asked());
-    }
-    const unwatch = this.d.asks.onAnswers(id, (rows) => this.take(rows));
+    let unwatch: (() => void) | undefined;
+    // The request goes while the local probe starts: neither waits for the other.
+    const asked = this.d.asks.ask({ replica: this.d.self.replica, vantage: this.d.self.vantage, request: requestText(this.req, timeoutMs), askedAt: this.d.now().toISOString(), waitMs: timeoutMs + ASK_GRACE_MS }).then(
+      (id) => {
+        unwatch = this.d.asks.onAnswers(id, (rows) => this.take(rows));
+        return id;
+      },
+      (err: unknown) => {
+        const why = `the journal did not take the request (${firstLine(err)})`;
+        this.d.log?.(`probe of ${this.req.site}: ${why}; probing from ${this.d.self.vantage} only`);
+        for (const p of this.pending.values()) Object.assign(p, { state: 'failed', why });
+        return null;
+      },
+    );
     // A vantage that has not said it took the request within the probe's timeout is not waited for.
     this.cancels.push(this.setTimer(() => this.noAnswer(timeoutMs), timeoutMs + ASK_GRACE_MS));
     try {
       const report = await this.local(this.fleet, this.req, { ...this.deps, onEvent: (e) => this.localEvent(e) });
-      // Those that took it get the run's own deadline, from the request.
-      this.deadline = this.t0 + Math.max(report.deadlineMs, timeoutMs) + ASK_GRACE_MS;
-      await this.settled();
+      if ((await asked) !== null) {
+        // Those that took it get the run's own deadline, from the request.
+        this.deadline = this.t0 + Math.max(report.deadlineMs, timeoutMs) + ASK_GRACE_MS;
+        await this.settled();
+      }
       return mergeAnswers(this.fleet, report, this.answers(), this.asked(), Math.round(this.mono() - this.t0));
     } finally {
-      unwatch();
       for (const c of this.cancels) c();
-      this.d.asks.forget(id, this.d.now()).catch((err: unknown) => this.d.log?.(`probe request ${id}: its rows could not be removed (${firstLine(err)})`));
+      void asked.then((id) => {
+        unwatch?.();
+        if (id !== null) this.d.asks.forget(id, this.d.now()).catch((err: unknown) => this.d.log?.(`probe request ${id}: its rows could not be removed (${firstLine(err)})`));
+      });
     }
   }
 

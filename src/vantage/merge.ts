@@ -9,7 +9,7 @@ import { mergeVantages } from '../diagnose/vantage.ts';
 import { decide } from '../diagnose/verdict.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { Finding } from '../probes/types.ts';
-import type { AskedVantage } from './ask.ts';
+import type { AskedVantage } from './types.ts';
 import type { AnswerDone } from './wire.ts';
 
 /** One other vantage's answer, read and checked (wire.ts). */

@@ -4,34 +4,16 @@
 // with a failover costs a second, never the answer).
 import type { Sql } from 'postgres';
 import { connect } from '../postgres.ts';
-import { ASK_ROWS_KEPT_MS, Watchers, type AnswerRow, type AskRow, type AskTransport, type AskTransportOptions } from '../asks.ts';
+import { ASK_ROWS_KEPT_MS, Watchers, type AnswerRow, type AskRow, type AskTransport, type AskTransportOptions } from '../ask-rows.ts';
 
 const ASKS = 'seat_probe_asks';
 const ANSWERS = 'seat_probe_answers';
 const PG_POLL_MS = 1000;
 
-/** The schema of the request channel (a migration of pg/schema.ts): the bot may remove these rows. */
-export const PG_ASKS_MIGRATION = `CREATE TABLE probe_asks (
-     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-     replica text NOT NULL,
-     vantage text NOT NULL,
-     request text NOT NULL,
-     asked_at text NOT NULL,
-     wait_ms integer NOT NULL
-   );
-   CREATE TABLE probe_answers (
-     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-     ask bigint NOT NULL,
-     replica text NOT NULL,
-     vantage text NOT NULL,
-     kind text NOT NULL,
-     body text NOT NULL,
-     at text NOT NULL
-   );
-   CREATE INDEX probe_answers_ask ON probe_answers (ask, id);`;
-
 export async function openPostgresAsks(url: string, o: AskTransportOptions = {}): Promise<AskTransport> {
-  const sql: Sql = connect(url, { max: 2 });
+  // The rows are coordination, not record: a crash may lose them (the asker then names the replica as
+  // not answering), so their commits do not wait for the disk.
+  const sql: Sql = connect(url, { max: 2, settings: { synchronous_commit: 'off' } });
   const pollMs = o.pollMs ?? PG_POLL_MS;
   const asks = new Watchers<AskRow>(pollMs, () => undefined);
   const answers = new Watchers<AnswerRow>(pollMs, () => undefined);
@@ -69,7 +51,7 @@ export async function openPostgresAsks(url: string, o: AskTransportOptions = {})
         0,
         async (_after, seen) => {
           const rows = await sql<(AnswerRow & { id: string; ask: string })[]>`SELECT id, ask, replica, vantage, kind, body, at FROM probe_answers
-            WHERE ask = ${ask} AND id NOT IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify([...seen])}::jsonb)) ORDER BY id LIMIT 500`;
+            WHERE ask = ${ask} AND id NOT IN (SELECT value::bigint FROM jsonb_array_elements_text(${JSON.stringify([...seen])}::text::jsonb)) ORDER BY id LIMIT 500`;
           return rows.map((r) => ({ ...r, id: num(r), ask: Number(r.ask) }));
         },
         fn,
