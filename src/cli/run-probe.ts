@@ -5,7 +5,8 @@ import { exitCodeFor, reportJson, runProbe } from '../commands/probe.ts';
 import type { Fleet } from '../inventory/fleet.ts';
 import type { RunEvent } from '../probes/runner.ts';
 import { darkRefusal, skippedLine } from '../guardrails/dark-site-probe.ts';
-import { gateFromJournal } from './probe-gate.ts';
+import { gateFromJournal, type TerminalGate } from './probe-gate.ts';
+import { terminalAsk } from './probe-others.ts';
 import { saveLastProbe } from './last-probe.ts';
 import { journalPath } from '../journal/location.ts';
 import { loadMemory, memoryPath, saveMemory } from './probe-memory.ts';
@@ -20,7 +21,15 @@ const QUIET_MS = 150;
 
 export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: CliIo, inventoryPath?: string): Promise<ExitCode> {
   // A site an open incident found dark is not re-probed inside no-poll-dark-site's window; `all` skips it.
-  const gate = await gateFromJournal(io.env, fleet, inventoryPath, command.site, io.now);
+  const gate = await gateFromJournal(io.env, fleet, inventoryPath, command.site, io.now, { keep: true });
+  try {
+    return await probeGated(command, fleet, io, gate, inventoryPath);
+  } finally {
+    await gate.store?.close();
+  }
+}
+
+async function probeGated(command: ProbeCommand, fleet: Fleet, io: CliIo, gate: TerminalGate, inventoryPath: string | undefined): Promise<ExitCode> {
   if (!gate.ok) {
     io.stderr.write(`seat: ${darkRefusal(gate.dark, 'seat')}\n`);
     return 1;
@@ -58,7 +67,10 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
   // report order once nothing has come for QUIET_MS (the slowest targets are then all that is left).
   const json = command.json ? new JsonReport() : null;
   let quiet: NodeJS.Timeout | undefined;
-  const running = runProbe(fleet, skipSites.length > 0 ? { ...command, skipSites } : command, {
+  // The other live replicas are asked too, through the journal, when it is one they share.
+  const others = gate.store && gate.journal ? await terminalAsk(gate.store, gate.journal, fleet, io.probeDeps, io.now ?? (() => new Date())) : null;
+  if (others && tty) io.stderr.write(`seat: asking ${others.vantages.length} other vantage${others.vantages.length === 1 ? '' : 's'} through the journal too: ${others.vantages.join(', ')}\n`);
+  const running = (others?.run ?? runProbe)(fleet, skipSites.length > 0 ? { ...command, skipSites } : command, {
     ...io.probeDeps,
     memory,
     ...(io.askedAt !== undefined ? { origin: io.askedAt } : {}),
@@ -84,6 +96,7 @@ export async function probeToTerminal(command: ProbeCommand, fleet: Fleet, io: C
       });
   // Either may fail; neither is left unobserved.
   const [settled, loaded] = await Promise.allSettled([running, loading]);
+  await others?.close();
   clearTimeout(quiet);
   if (settled.status === 'rejected') throw settled.reason;
   if (loaded.status === 'rejected') throw loaded.reason;

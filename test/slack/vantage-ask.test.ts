@@ -14,6 +14,7 @@ import { openSqliteCore } from '../../src/journal/sqlite.ts';
 import { createSeatApp, type SeatApp } from '../../src/slack/app.ts';
 import { signedPost, slashCommandBody, startSlackApi, type SlackApiStandIn } from '../helpers/slack.ts';
 import { MAIN } from '../drill/session.ts';
+import { runCli, type CliIo } from '../../src/cli/run.ts';
 
 const SECRET = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
 const stops: (() => Promise<void>)[] = [];
@@ -151,4 +152,26 @@ test('a replica with a fresh heartbeat that never answers is named, and the repo
   // It cost its timeout (and the request's way through the journal), never more: generous margin.
   assert.ok(ms >= timeoutMs, `the ghost was waited for its timeout (${Math.round(ms)} ms)`);
   assert.ok(ms < timeoutMs + 6000, `the report ended soon after the timeout (${Math.round(ms)} ms, timeout ${timeoutMs} ms)`);
+});
+
+test('the terminal asks too: `seat probe fv --json` at irv, on the journal the replicas share, carries hq\'s answer and its verdict', { timeout: 180_000 }, async (t) => {
+  const drill = await startScenario(HQ_UPLINK_DOWN);
+  stops.push(() => drill.stop());
+  const hq = drill.vantages.find((v) => v.name === 'hq');
+  if (!hq?.exec) {
+    t.skip(hq?.how ?? 'no hq vantage');
+    return;
+  }
+  await startVantage(drill, 'hq', hq.exec);
+  let out = '';
+  let err = '';
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, SEAT_PROBE_MEMORY: 'off', SEAT_VANTAGE: 'irv', SEAT_JOURNAL: drill.journalPath, ...drill.env };
+  const io: CliIo = { stdout: { write: (x: string | Uint8Array) => (out += String(x)), isTTY: false }, stderr: { write: (x: string) => (err += x) }, env, probeDeps: { env, ...drill.probe } };
+  const code = await runCli(['--inventory', drill.inventoryPath, 'probe', 'fv', '--only', 'power', '--json'], io);
+  assert.ok(code === 0 || code === 1, err);
+  const report = JSON.parse(out) as { vantages: string[]; asked?: { vantage: string; outcome: string }[]; verdict: { headline: string; runbook: string | null } };
+  assert.deepEqual(report.vantages, ['irv', 'hq']);
+  assert.deepEqual(report.asked?.map((a) => [a.vantage, a.outcome]), [['hq', 'answered']]);
+  assert.match(report.verdict.headline, /^fv unreachable from hq only/);
+  assert.equal(report.verdict.runbook, null);
 });
