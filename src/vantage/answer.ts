@@ -36,7 +36,14 @@ export function answerAsks(d: AnswerDeps): Answering {
   let stopped = false;
   const unwatch = d.asks.onAsks((row) => {
     if (stopped || row.replica === d.self.replica || row.vantage === d.self.vantage) return;
-    const p = answerOne(d, row).finally(() => running.delete(p));
+    // Whatever a request's row makes throw is that request's: never an unhandled rejection (the
+    // process's end, in `seat vantage`), never a stop() that rejects.
+    const p = answerOne(d, row)
+      .catch((err: unknown) => {
+        d.log?.(`probe request ${String(row.id)}: could not be answered (${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)})`);
+        d.answered?.(row.id, 'failed');
+      })
+      .finally(() => running.delete(p));
     running.add(p);
   });
   return {

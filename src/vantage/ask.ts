@@ -74,6 +74,8 @@ interface Pending {
   done: number;
   total: number;
   result: Finding[];
+  /** The `result` parts read: an end before any is an answer without its findings. */
+  parts: number;
   bytes: number;
   state: 'waiting' | 'running' | 'answered' | 'failed' | 'refused';
   why?: string;
@@ -91,6 +93,8 @@ class Ask {
   private wake: (() => void) | undefined;
   private cancels: (() => void)[] = [];
   private deadline = Infinity;
+  /** Set once the report is out: a look still under way then must not stream into a finished progress. */
+  private closed = false;
 
   constructor(
     private readonly local: RunProbe,
@@ -106,7 +110,7 @@ class Ask {
       t.unref?.();
       return () => clearTimeout(t);
     });
-    for (const [vantage, replicas] of peers) this.pending.set(vantage, { vantage, replicas, taken: false, done: 0, total: 0, result: [], bytes: 0, state: 'waiting' });
+    for (const [vantage, replicas] of peers) this.pending.set(vantage, { vantage, replicas, taken: false, done: 0, total: 0, result: [], parts: 0, bytes: 0, state: 'waiting' });
   }
 
   async run(): Promise<ProbeReport> {
@@ -130,13 +134,18 @@ class Ask {
     this.cancels.push(this.setTimer(() => this.noAnswer(timeoutMs), timeoutMs + ASK_GRACE_MS));
     try {
       const report = await this.local(this.fleet, this.req, { ...this.deps, onEvent: (e) => this.localEvent(e) });
-      if ((await asked) !== null) {
-        // Those that took it get the run's own deadline, from the request.
-        this.deadline = this.t0 + Math.max(report.deadlineMs, timeoutMs) + ASK_GRACE_MS;
-        await this.settled();
-      }
-      return mergeAnswers(this.fleet, report, this.answers(), this.asked(), Math.round(this.mono() - this.t0));
+      // Those that took it get the run's own deadline, from the request.
+      this.deadline = this.t0 + Math.max(report.deadlineMs, timeoutMs) + ASK_GRACE_MS;
+      // A journal that never says whether it took the request costs the deadline too, never a hang.
+      const id = await this.byDeadline(asked);
+      if (id === undefined) {
+        const why = "the journal did not take the request within the run's deadline";
+        this.d.log?.(`probe of ${this.req.site}: ${why}; probing from ${this.d.self.vantage} only`);
+        for (const p of this.pending.values()) if (p.state === 'waiting' || p.state === 'running') Object.assign(p, { state: 'failed', why });
+      } else if (id !== null) await this.settled();
+      return this.merged(report);
     } finally {
+      this.closed = true;
       for (const c of this.cancels) c();
       void asked.then((id) => {
         unwatch?.();
@@ -169,6 +178,7 @@ class Ask {
   }
 
   private take(rows: AnswerRow[]): void {
+    if (this.closed) return;
     for (const row of rows) {
       const p = this.pending.get(row.vantage);
       // A row from a vantage not asked, from a second replica of a vantage, or after its end: not ours to read.
@@ -177,6 +187,11 @@ class Ask {
         if (!p.replicas.some((r) => r.replica === row.replica)) continue;
         p.owner = row.replica;
       } else if (p.owner !== row.replica) continue;
+      // SQLite keeps a BLOB in a TEXT column: a part that is not text is not ours to read.
+      if (typeof row.body !== 'string') {
+        this.refuse(p, 'a part of its answer is not text');
+        continue;
+      }
       p.bytes += row.body.length;
       if (p.bytes > MAX_ANSWER_TOTAL_BYTES) {
         this.refuse(p, `its answer is over ${MAX_ANSWER_TOTAL_BYTES / (1024 * 1024)} MiB`);
@@ -193,7 +208,8 @@ class Ask {
         continue;
       }
       if (kind === 'failed') {
-        Object.assign(p, { state: 'failed', why: `it could not probe (${parseFailed(row.body)})`, ms: this.elapsed() });
+        // Saying why it could not probe is an answer (taken or not): named as failed, not as silent.
+        Object.assign(p, { state: 'failed', taken: true, why: `it could not probe (${parseFailed(row.body)})`, ms: this.elapsed() });
         this.settle();
         continue;
       }
@@ -207,8 +223,15 @@ class Ask {
         if (p.state === 'waiting') p.state = 'running';
         if (parsed.value.done !== undefined) p.done = parsed.value.done;
         if (parsed.value.total !== undefined) p.total = parsed.value.total;
-        if (kind === 'result') p.result.push(...parsed.value.findings);
-        else this.forward(parsed.value.findings);
+        if (kind === 'result') {
+          p.parts += 1;
+          p.result.push(...parsed.value.findings);
+        } else this.forward(parsed.value.findings);
+        continue;
+      }
+      // Our answerer always sends its findings (one part at least, if empty) before the end.
+      if (p.parts === 0) {
+        this.refuse(p, 'its answer ended without its findings');
         continue;
       }
       const end = parseDone(row.body);
@@ -265,6 +288,31 @@ class Ask {
     });
   }
 
+  /** The local report with the answers merged; one the merge cannot take costs that answer alone. */
+  private merged(local: ProbeReport): ProbeReport {
+    const ms = this.elapsed();
+    const asked = this.asked();
+    const answers = this.answers();
+    const all = mergeAnswers(this.fleet, local, answers, asked, ms);
+    if (!answers.some((a) => outcomeIn(all, a.vantage)?.outcome === 'refused')) return all;
+    // mergeAnswers leaves every answer out when the diagnosis fails over one: each is tried alone, and those that merge alone are merged together.
+    const alone = new Map(answers.map((a) => [a.vantage, outcomeIn(mergeAnswers(this.fleet, local, [a], asked), a.vantage)]));
+    const keep = answers.filter((a) => alone.get(a.vantage)?.outcome === 'answered');
+    const outcomes = asked.map((o) => {
+      const a = alone.get(o.vantage);
+      return a && a.outcome !== 'answered' ? a : o;
+    });
+    return mergeAnswers(this.fleet, local, keep, outcomes, ms);
+  }
+
+  /** `p`, or undefined once the deadline passed first. */
+  private byDeadline<T>(p: Promise<T>): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      this.cancels.push(this.setTimer(() => resolve(undefined), Math.max(0, this.deadline - this.mono())));
+      p.then(resolve, () => resolve(undefined));
+    });
+  }
+
   private answers(): VantageAnswer[] {
     const out: VantageAnswer[] = [];
     for (const p of this.pending.values()) if (p.state === 'answered' && p.end && p.owner) out.push({ vantage: p.vantage, replica: p.owner, done: p.end, findings: p.result });
@@ -288,6 +336,10 @@ const GROUP: Record<ProbeName, ProbeGroup> = { gateway: 'aliases', alias: 'alias
 
 function taskOf(f: Finding): TaskInfo {
   return { id: `${f.provenance.vantage ?? ''}:${f.probe}:${f.target}`, group: GROUP[f.probe], probe: f.probe, target: f.target, subject: f.subject, ...(f.site !== undefined ? { site: f.site } : {}), ...(f.host !== undefined ? { host: f.host } : {}) } as TaskInfo;
+}
+
+function outcomeIn(report: ProbeReport, vantage: string): AskedVantage | undefined {
+  return report.asked?.find((o) => o.vantage === vantage);
 }
 
 function firstLine(err: unknown): string {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ProbeRequest } from '../commands/probe.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { isVantageName } from '../probes/vantage.ts';
+import { clean as safeLine, cut } from '../probes/edge/text.ts';
 import { MAX_ANSWER_BYTES, type AnswerKind, type AnswerRow, type AskRow } from '../journal/asks.ts';
 
 /** The longest a probe asked of another replica may be given (10 minutes). */
@@ -32,7 +33,10 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; why: string };
 
 /** The request of a row, or why it cannot be run: a site this replica's inventory does not have is said. */
 export function parseAsk(row: AskRow, sites: readonly string[]): Parsed<{ req: ProbeRequest; from: { replica: string; vantage: string } }> {
-  if (!isVantageName(row.vantage)) return { ok: false, why: 'the asking replica names no vantage' };
+  // SQLite keeps a BLOB in a TEXT column: what another process wrote need not be text at all.
+  if (typeof row.replica !== 'string') return { ok: false, why: 'the asking replica is not named in text' };
+  if (typeof row.vantage !== 'string' || !isVantageName(row.vantage)) return { ok: false, why: 'the asking replica names no vantage' };
+  if (typeof row.request !== 'string') return { ok: false, why: 'the request is not JSON' };
   let json: unknown;
   try {
     json = JSON.parse(row.request);
@@ -59,7 +63,12 @@ export interface AnswerDone {
   durationMs: number;
 }
 
-const iso = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)));
+// ISO-8601 as our clocks write it (toISOString, or an offset): Date.parse alone takes "1" (2001 to V8) and "Tuesday, 1 May".
+const iso = z
+  .string()
+  .max(40)
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/)
+  .refine((s) => !Number.isNaN(Date.parse(s)));
 const doneSchema = z.strictObject({
   schemaVersion: z.number().int().min(1).max(1000),
   site: z.union([z.literal('all'), name]),
@@ -82,6 +91,54 @@ const subject = z.union([
   z.strictObject({ kind: z.literal('container'), host: z.string().max(200), seat: z.string().max(200), container: z.string().max(200) }),
 ]);
 
+// A finding's figures, by kind: what the diagnosis and the renderers read is checked for its type (a
+// peer's card without its `seats` threw in the middle of the diagnosis, and every other vantage's
+// answer was left out with it); the rest is kept as sent (loose: a newer replica's extra fields pass,
+// and are cleaned with the others).
+// No length of their own: a model id or an error body is as long as the peer made it, and the row's cap bounds them all.
+const text = z.string();
+const int = z.number().int();
+const figure = z.number().nullable();
+const texts = z.array(text);
+const http = z.object({ ok: z.boolean(), httpStatus: int.nullable(), code: text, error: text.optional(), location: text.optional(), latencyMs: z.number() }).loose();
+const keyResult = z
+  .object({ key: text, registered: z.boolean().nullable(), intended: z.boolean(), outcome: z.enum(['ok', 'failed', 'listed-only', 'not-registered', 'not-intended', 'listing-failed', 'unset']), request: http.optional(), note: text.optional() })
+  .loose();
+const gpuMemory = z
+  .object({
+    host: text,
+    index: int.min(0),
+    uuid: text.nullable(),
+    name: text.nullable(),
+    totalMiB: figure,
+    usedMiB: figure,
+    freeMiB: figure,
+    seats: z.array(z.object({ seat: text, declaredMiB: figure, declaredBy: text, measuredMiB: figure }).loose()),
+    processes: z.array(z.object({ pid: z.number(), name: text, usedMiB: figure }).loose()),
+    marginMiB: figure,
+    floorMiB: z.number(),
+  })
+  .loose();
+const dataSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('alias'), aliasKind: z.enum(['chat', 'embedding', 'unknown']), paid: z.boolean(), routedTo: texts, routedSeats: texts, keys: z.array(keyResult), exercised: z.boolean(), attribution: z.enum(['backend', 'backend-failing', 'gateway', 'gateway-unreachable', 'mixed']).nullable(), backendError: text.optional() }).loose(),
+  z.object({ kind: z.literal('seat'), url: text, health: http, models: texts.optional() }).loose(),
+  z.object({ kind: z.literal('gateway'), key: text, envVar: text, listed: z.boolean(), models: texts, modelCount: z.number() }).loose(),
+  z.object({ kind: z.literal('gpu'), gpu: gpuMemory }).loose(),
+  z.object({ kind: z.literal('gpu-seat'), seat: text, host: text, index: int.min(0), declaredMiB: figure }).loose(),
+  z.object({ kind: z.literal('ups'), ups: z.object({ ups: text, status: texts, loadPct: figure, loadW: figure, loadWFrom: text.nullable(), ratedW: figure, ratedVA: figure, chargePct: figure, runtimeS: figure, warnPct: z.number(), vars: z.record(z.string(), text) }).loose() }).loose(),
+  z
+    .object({
+      kind: z.literal('container'),
+      container: z
+        .object({ host: text, seat: text, container: text, port: int, state: text.nullable(), health: text.nullable(), restartCount: figure, previousRestartCount: figure, oomKilled: z.boolean().nullable(), exitCode: figure, networkMode: text.nullable(), ports: z.array(z.object({ containerPort: int, proto: text, hostIp: text, hostPort: int }).loose()), published: z.boolean(), answering: z.boolean().nullable() })
+        .loose(),
+    })
+    .loose(),
+  z.object({ kind: z.literal('unit'), unit: z.object({ host: text, seat: text, unit: text, port: int, loadState: text.nullable(), activeState: text.nullable(), subState: text.nullable(), restarts: figure, startedAt: text.nullable(), answering: z.boolean().nullable() }).loose() }).loose(),
+  z.object({ kind: z.literal('none') }).loose(),
+  z.object({ kind: z.literal('oob'), ping: z.enum(['ok', 'failed', 'skipped', 'not_run']), tcp: z.array(z.object({ port: int, ok: z.boolean(), error: text.optional() }).loose()) }).loose(),
+]);
+
 const findingSchema = z.object({
   probe: z.enum(['gateway', 'alias', 'seat', 'gpu', 'ups', 'bmc', 'firewall', 'host', 'container', 'oob-path']),
   target: z.string().max(1000),
@@ -95,8 +152,12 @@ const findingSchema = z.object({
   latencyMs: z.number().min(0).max(24 * 3600_000).nullable(),
   site: z.string().max(200).optional(),
   host: z.string().max(200).optional(),
-  data: z.object({ kind: z.string().max(40) }).loose(),
+  data: dataSchema,
 });
+
+const count = z.number().int().min(0).max(10_000_000).optional();
+// Made once: a schema made per call is compiled per call, which cost a streamed row more than its parse.
+const partSchema = z.strictObject({ findings: z.array(z.unknown()).max(20_000), done: count, total: count });
 
 /**
  * The findings and the end of one replica's answer rows, or why they cannot be used. Each finding must
@@ -110,8 +171,7 @@ export function parseFindings(body: string, vantage: string): Parsed<{ findings:
   } catch {
     return { ok: false, why: 'a part of its answer is not JSON' };
   }
-  const count = z.number().int().min(0).max(10_000_000).optional();
-  const arr = z.strictObject({ findings: z.array(z.unknown()).max(20_000), done: count, total: count }).safeParse(json);
+  const arr = partSchema.safeParse(json);
   if (!arr.success) return { ok: false, why: 'a part of its answer is not a list of findings' };
   const out: Finding[] = [];
   for (const [i, raw] of arr.data.findings.entries()) {
@@ -173,17 +233,21 @@ export function findingBodies(findings: readonly Finding[], progress: { done: nu
   return out;
 }
 
-/** A peer's text for a terminal: control characters out, cut to `max`. */
+/** A peer's text for a terminal: one safe line (no escape sequence, no control, bidi or invisible character, no line break), cut to `max`. */
 export function clean(s: string, max: number): string {
-  return s.replace(/\p{Cc}/gu, '').slice(0, max);
+  return cut(safeLine(s), max);
 }
 
-/** Every string of a parsed value without control characters (depth and sizes were capped by the schema or the row's size). */
+/** Every string of a parsed value made one safe line (depth and sizes were capped by the schema or the row's size). */
 function cleanDeep(v: unknown, depth = 0): unknown {
-  if (typeof v === 'string') return v.replace(/\p{Cc}/gu, '');
+  if (typeof v === 'string') return safeLine(v);
   if (depth > 12 || v === null || typeof v !== 'object') return typeof v === 'object' && v !== null ? null : v;
   if (Array.isArray(v)) return v.map((x) => cleanDeep(x, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (k !== '__proto__') out[k] = cleanDeep(x, depth + 1);
+  for (const [k, x] of Object.entries(v)) {
+    // Cleaned first: "__pro\u0000to__" is "__proto__" once its control character is out.
+    const key = safeLine(k);
+    if (key !== '__proto__') out[key] = cleanDeep(x, depth + 1);
+  }
   return out;
 }
