@@ -34,6 +34,11 @@ export interface AnswerRow {
 export const MAX_ANSWER_BYTES = 512 * 1024;
 /** Rows older than this are removed by the next asker that finishes (an asker that died left them). */
 export const ASK_ROWS_KEPT_MS = 10 * 60_000;
+/** Rows one look reads. */
+export const ASK_PAGE = 100;
+export const ANSWER_PAGE = 500;
+/** Ids a watcher remembers having handed on. */
+const MAX_SEEN = 10_000;
 
 export interface AskTransport {
   readonly kind: 'sqlite' | 'postgres';
@@ -43,8 +48,8 @@ export interface AskTransport {
   answer(a: Omit<AnswerRow, 'id'>): Promise<void>;
   /** Calls `fn` with every request put after this call, in order, as they come. */
   onAsks(fn: (a: AskRow) => void): () => void;
-  /** Calls `fn` with every answer row to request `ask`, in order, as they come. */
-  onAnswers(ask: number, fn: (rows: AnswerRow[]) => void): () => void;
+  /** Calls `fn` with every answer row to request `ask` from one of `replicas` (those asked: another's rows are not read), in order, as they come. */
+  onAnswers(ask: number, replicas: readonly string[], fn: (rows: AnswerRow[]) => void): () => void;
   /** Removes the request's rows, and any left older than ASK_ROWS_KEPT_MS before `now`. */
   forget(ask: number, now: Date): Promise<void>;
   close(): Promise<void>;
@@ -69,6 +74,8 @@ export class Watchers<R extends { id: number }> {
   constructor(
     private readonly pollMs: number,
     private readonly failed: (err: unknown) => void,
+    /** The most rows one read returns: a full page is followed by another look at once, not at the next tick. */
+    private readonly page = Infinity,
   ) {}
 
   add(after: number, read: (after: number, seen: ReadonlySet<number>) => Promise<R[]>, fn: (rows: R[]) => void): () => void {
@@ -102,11 +109,17 @@ export class Watchers<R extends { id: number }> {
     w.again = false;
     w.read(w.after, w.seen)
       .then((rows) => {
+        if (rows.length >= this.page) w.again = true;
         const fresh = rows.filter((r) => !w.seen.has(r.id));
         if (fresh.length === 0) return;
         for (const r of fresh) {
           w.seen.add(r.id);
           if (r.id > w.after) w.after = r.id;
+        }
+        // A replica's watcher of requests lives as long as it runs: the oldest ids seen go (their rows are long removed).
+        for (const id of w.seen) {
+          if (w.seen.size <= MAX_SEEN) break;
+          w.seen.delete(id);
         }
         w.fn(fresh);
       })

@@ -133,7 +133,7 @@ const MIGRATIONS: readonly string[] = [
      replica TEXT NOT NULL,
      vantage TEXT NOT NULL,
      kind TEXT NOT NULL,
-     body TEXT NOT NULL,
+     body TEXT NOT NULL CHECK (length(body) <= 524288),
      at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS probe_answers_ask ON probe_answers (ask, id);`,

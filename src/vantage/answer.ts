@@ -11,6 +11,9 @@ import type { RunEvent } from '../probes/runner.ts';
 import type { Finding } from '../probes/types.ts';
 import { findingBodies, parseAsk, type AnswerDone } from './wire.ts';
 
+/** Other replicas' requests answered at once; past it, one is told this replica is busy. */
+export const MAX_ANSWERING = 2;
+
 /** How often findings found meanwhile go back to the asker. */
 export const STREAM_MS = 200;
 
@@ -34,11 +37,15 @@ export interface Answering {
 export function answerAsks(d: AnswerDeps): Answering {
   const running = new Set<Promise<void>>();
   let stopped = false;
+  // Other replicas' requests never crowd out this replica's own people: past MAX_ANSWERING probes at
+  // once, the asker is told at once (and names this vantage as failed, with the reason).
+  let probing = 0;
+  const slots = { take: (): boolean => (probing < MAX_ANSWERING ? (probing += 1) > 0 : false), give: (): void => void (probing -= 1), busy: (): number => probing };
   const unwatch = d.asks.onAsks((row) => {
     if (stopped || row.replica === d.self.replica || row.vantage === d.self.vantage) return;
     // Whatever a request's row makes throw is that request's: never an unhandled rejection (the
     // process's end, in `seat vantage`), never a stop() that rejects.
-    const p = answerOne(d, row)
+    const p = answerOne(d, row, slots)
       .catch((err: unknown) => {
         d.log?.(`probe request ${String(row.id)}: could not be answered (${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)})`);
         d.answered?.(row.id, 'failed');
@@ -55,7 +62,7 @@ export function answerAsks(d: AnswerDeps): Answering {
   };
 }
 
-async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
+async function answerOne(d: AnswerDeps, row: AskRow, slots: { take(): boolean; give(): void; busy(): number }): Promise<void> {
   const who = { ask: row.id, replica: d.self.replica, vantage: d.self.vantage };
   // One answer's rows in order, one at a time: the asker reads each replica's parts as they were sent.
   let chain: Promise<void> = Promise.resolve();
@@ -78,6 +85,21 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
     d.answered?.(row.id, 'failed');
     return;
   }
+  if (!slots.take()) {
+    await put('failed', JSON.stringify({ why: `this replica is probing for ${slots.busy()} other requests already` }));
+    d.answered?.(row.id, 'failed');
+    return;
+  }
+  try {
+    await probeAndAnswer(d, parsed.value.req, put);
+  } finally {
+    slots.give();
+  }
+  d.answered?.(row.id, 'done');
+}
+
+/** The probe asked, its findings streamed for the asker's progress, then its result and its end. */
+async function probeAndAnswer(d: AnswerDeps, req: ProbeRequest, put: (kind: AnswerKind, body: string) => Promise<void>): Promise<void> {
   // Not waited for: the probe starts now, and the rows still go in order.
   void put('taken', '{}');
   let pending: Finding[] = [];
@@ -92,7 +114,7 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
   timer.unref();
   let report: ProbeReport;
   try {
-    report = await d.probe(parsed.value.req, (e) => {
+    report = await d.probe(req, (e) => {
       if (e.type === 'start') {
         progress = { done: 0, total: e.total };
         return;
@@ -104,8 +126,7 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
     clearInterval(timer);
     flush();
     await put('failed', JSON.stringify({ why: `the probe could not finish (${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)})` }));
-    d.answered?.(row.id, 'failed');
-    return;
+    throw err;
   }
   clearInterval(timer);
   pending = [];
@@ -114,5 +135,4 @@ async function answerOne(d: AnswerDeps, row: AskRow): Promise<void> {
   for (const body of findingBodies(report.findings, { done: progress.total, total: progress.total })) void put('result', body);
   const done: AnswerDone = { schemaVersion: report.schemaVersion, site: report.site, fleet: report.fleet, drill: report.drill, sites: report.sites, startedAt: report.startedAt, finishedAt: report.finishedAt, durationMs: report.durationMs };
   await put('done', JSON.stringify(done));
-  d.answered?.(row.id, 'done');
 }

@@ -43,8 +43,9 @@ export function otherVantages(seen: readonly ReplicaSeen[], self: { replica: str
   const out = new Map<string, ReplicaSeen[]>();
   for (const r of seen) {
     if (r.replica === self.replica || r.site === self.vantage || !isVantageName(r.site)) continue;
+    // A heartbeat dated ahead of this clock by more than a minute is not "fresh for ever": it is left out.
     const age = now.getTime() - Date.parse(r.lastSeen);
-    if (!(age <= HEARTBEAT_STALE_S * 1000)) continue;
+    if (!(age <= HEARTBEAT_STALE_S * 1000 && age >= -60_000)) continue;
     out.set(r.site, [...(out.get(r.site) ?? []), r]);
   }
   return out;
@@ -120,7 +121,7 @@ class Ask {
     // The request goes while the local probe starts: neither waits for the other.
     const asked = this.d.asks.ask({ replica: this.d.self.replica, vantage: this.d.self.vantage, request: requestText(this.req, timeoutMs), askedAt: this.d.now().toISOString(), waitMs: timeoutMs + ASK_GRACE_MS }).then(
       (id) => {
-        unwatch = this.d.asks.onAnswers(id, (rows) => this.take(rows));
+        unwatch = this.d.asks.onAnswers(id, [...this.pending.values()].flatMap((p) => p.replicas.map((r) => r.replica)), (rows) => this.take(rows));
         return id;
       },
       (err: unknown) => {
