@@ -1,11 +1,15 @@
 // The PostgreSQL journal's schema: versioned migrations in schema_migrations, run by the owner role
-// (`seat journal migrate`). The bot role gets INSERT and SELECT only: every table is insert-only
-// (triggers refuse UPDATE, DELETE and TRUNCATE, for the owner too), an incident's head is the
-// newest row of an insert-only `heads`, its Slack thread the newest row of `threads`, and its
-// status and who closed it are read from its events, so nothing the bot does needs an UPDATE.
+// (`seat journal migrate`). The bot role gets INSERT and SELECT only (and EXECUTE on seat_append,
+// which runs with the caller's rights): every table is insert-only (triggers refuse UPDATE, DELETE
+// and TRUNCATE, for the owner too), an incident's head is the newest row of an insert-only `heads`,
+// its Slack thread the newest row of `threads`, and its status and who closed it are read from its events, so nothing the bot does needs an UPDATE.
 import type { Sql } from 'postgres';
 import { STEP_DECISIONS } from '../store.ts';
 
+/** Advisory-lock class of the journal (pg_advisory_xact_lock(class, incident)): "SEAT". */
+export const LOCK_CLASS = 0x53454154;
+/** seat_append's parameter types, as GRANT and REVOKE name the function. */
+const APPEND_ARGS = 'integer, integer, text, text, text, text, text, text, integer, text, text, text, integer';
 const DECIDES = `kind IN (${STEP_DECISIONS.map((k) => `'${k}'`).join(', ')})`;
 const EVENT_WORDS = 'record a correction that amends it instead';
 const HEAD_WORDS = "an incident''s head record only moves forward, to its newest event, as events are recorded";
@@ -115,6 +119,74 @@ export const PG_MIGRATIONS: readonly string[] = [
      PRIMARY KEY (incident, key)
    );
    CREATE TRIGGER messages_no_change BEFORE UPDATE OR DELETE ON messages FOR EACH ROW EXECUTE FUNCTION seat_refuse('a message once kept for a part stays its');`,
+  // 4: one decision in one autocommit statement: one round trip, one commit, as a plain INSERT. The
+  // client hashes the row on the head it last saw (canonical JSON stays in chain.ts); under the
+  // incident's lock this checks what the store's transaction checked, in its order, and inserts the
+  // event and its head row only if that head is still the incident's: else it answers 'moved' with
+  // the real head (another replica appended), and the client builds on that. p_seq NULL only asks.
+  // Invoker's rights: the bot's INSERT and SELECT are all it uses; the triggers hold as ever.
+  `CREATE OR REPLACE FUNCTION seat_append(p_incident integer, p_seq integer, p_kind text, p_actor text, p_happened_at text,
+       p_recorded_at text, p_step text, p_payload text, p_amends integer, p_dedupe text, p_prev_hash text, p_hash text, p_expect integer)
+     RETURNS text LANGUAGE plpgsql VOLATILE AS $$
+     DECLARE
+       v_locked text;
+       v_seq integer;
+       v_hash text;
+       v_kept_events integer;
+       v_kept_hash text;
+       v_first bigint;
+       v_version integer;
+       v_closed_at text;
+       v_outcome text;
+       e events%ROWTYPE;
+     BEGIN
+       -- An assignment, not PERFORM: a plain expression is evaluated without starting an executor.
+       v_locked := pg_advisory_xact_lock(${LOCK_CLASS}, p_incident)::text;
+       -- Each statement below takes its snapshot after the lock: it sees every append before this one.
+       -- One read for what every append asks: the head, its record, the dedupe key's first event, the step's version.
+       SELECT h.seq, h.hash, k.events, k.hash, d.id,
+           CASE WHEN p_expect IS NULL THEN NULL ELSE (SELECT count(*)::integer FROM events WHERE incident = p_incident AND step = p_step AND ${DECIDES}) END
+         INTO v_seq, v_hash, v_kept_events, v_kept_hash, v_first, v_version
+         FROM (SELECT seq, hash FROM events WHERE incident = p_incident ORDER BY seq DESC LIMIT 1) h
+         LEFT JOIN LATERAL (SELECT events, hash FROM heads WHERE incident = p_incident ORDER BY events DESC LIMIT 1) k ON true
+         LEFT JOIN LATERAL (SELECT id FROM events WHERE dedupe = p_dedupe) d ON true;
+       IF NOT FOUND THEN
+         v_outcome := 'no_incident';
+       ELSIF v_kept_events IS DISTINCT FROM v_seq OR v_kept_hash IS DISTINCT FROM v_hash THEN
+         v_outcome := 'damaged';
+       ELSIF v_first IS NOT NULL THEN
+         v_outcome := 'duplicate';
+         SELECT * INTO e FROM events WHERE id = v_first;
+       ELSIF v_version <> p_expect THEN
+         v_outcome := 'conflict';
+         SELECT * INTO e FROM events WHERE incident = p_incident AND step = p_step AND ${DECIDES} ORDER BY seq DESC LIMIT 1;
+       ELSIF p_amends IS NOT NULL AND NOT (p_amends BETWEEN 1 AND v_seq) THEN
+         v_outcome := 'no_amends';
+       ELSIF p_kind = 'incident.opened' THEN
+         v_outcome := 'opened';
+       ELSIF p_kind = 'incident.closed' THEN
+         SELECT happened_at INTO v_closed_at FROM events WHERE incident = p_incident AND kind = 'incident.closed' ORDER BY seq LIMIT 1;
+         IF FOUND THEN
+           v_outcome := 'closed';
+         END IF;
+       END IF;
+       IF v_outcome IS NULL AND (p_seq IS DISTINCT FROM v_seq + 1 OR p_prev_hash IS DISTINCT FROM v_hash) THEN
+         v_outcome := 'moved';
+       END IF;
+       IF v_outcome IS NULL THEN
+         INSERT INTO events (incident, seq, kind, actor, happened_at, recorded_at, step, payload, amends, dedupe, prev_hash, hash)
+           VALUES (p_incident, p_seq, p_kind, p_actor, p_happened_at, p_recorded_at, p_step, p_payload, p_amends, p_dedupe, p_prev_hash, p_hash);
+         INSERT INTO heads (incident, events, hash) VALUES (p_incident, p_seq, p_hash);
+         RETURN 'ok';
+       END IF;
+       -- Anything else is told as JSON (one text column costs less than many, every call): the real
+       -- head, and the event that answers (a dedupe key's first, the step's last decision) if any.
+       RETURN json_build_object('outcome', v_outcome, 'headSeq', v_seq, 'headHash', v_hash, 'keptEvents', v_kept_events, 'keptHash', v_kept_hash,
+         'closedAt', v_closed_at, 'version', v_version, 'event', CASE WHEN e.id IS NULL THEN NULL ELSE json_build_object(
+           'incident', e.incident, 'seq', e.seq, 'kind', e.kind, 'actor', e.actor, 'happenedAt', e.happened_at, 'recordedAt', e.recorded_at,
+           'step', e.step, 'payload', e.payload, 'amends', e.amends, 'dedupe', e.dedupe, 'prevHash', e.prev_hash, 'hash', e.hash) END)::text;
+     END $$;
+   REVOKE EXECUTE ON FUNCTION seat_append(${APPEND_ARGS}) FROM PUBLIC;`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
@@ -135,7 +207,8 @@ export interface MigrateResult {
 
 /**
  * Runs the migrations not yet run, in one transaction under an advisory lock (two `migrate` at
- * once run them once), then grants `bot` INSERT and SELECT on every table. Idempotent.
+ * once run them once), then grants `bot` INSERT and SELECT on every table and EXECUTE on
+ * seat_append (which runs with the bot's own rights). Idempotent.
  */
 export async function migrateSchema(sql: Sql, o: { bot?: string } = {}): Promise<MigrateResult> {
   return sql.begin(async (tx) => {
@@ -154,6 +227,8 @@ export async function migrateSchema(sql: Sql, o: { bot?: string } = {}): Promise
       await tx`GRANT USAGE ON SCHEMA public TO ${bot}`;
       await tx`GRANT SELECT, INSERT ON incidents, events, heads, threads, leases, heartbeats, messages TO ${bot}`;
       await tx`GRANT SELECT ON schema_migrations TO ${bot}`;
+      // The one-statement append (migration 4), revoked from PUBLIC there: the bot is given it by name.
+      await tx`GRANT EXECUTE ON FUNCTION ${tx.unsafe(`seat_append(${APPEND_ARGS})`)} TO ${bot}`;
       granted = o.bot;
     }
     return { from, to: PG_SCHEMA_VERSION, ...(granted ? { granted } : {}) };
