@@ -20,6 +20,27 @@ import type { AskedVantage } from './types.ts';
 export type { AskedVantage } from './types.ts';
 import { answerKind, clean, MAX_ANSWER_TOTAL_BYTES, parseDone, parseFailed, parseFindings, requestText } from './wire.ts';
 
+/** How long the live replicas are looked up before the probe goes on from this vantage alone. */
+export const LOOKUP_MS = 1000;
+
+/** `p`, or a rejection once `ms` have passed. */
+function within<T>(p: Promise<T>, ms: number, setTimer?: (fn: () => void, ms: number) => () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const fire = (): void => reject(new Error(`the journal did not answer within ${ms} ms`));
+    const cancel = setTimer ? setTimer(fire, ms) : ((t) => () => clearTimeout(t))(setTimeout(fire, ms).unref());
+    p.then(
+      (v) => {
+        cancel();
+        resolve(v);
+      },
+      (err: unknown) => {
+        cancel();
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
+}
+
 /** What a replica's answer may take on top of the run itself: the rows' way through the database. */
 export const ASK_GRACE_MS = 1000;
 
@@ -56,7 +77,9 @@ export function askingOthers(local: RunProbe, d: AskDeps): RunProbe {
   return async (fleet, req, deps = {}) => {
     let peers: Map<string, ReplicaSeen[]>;
     try {
-      peers = otherVantages(await d.replicas(), d.self, d.now());
+      // A journal that does not answer (its primary gone) never holds the probe up: past the bound, this
+      // vantage alone, and said so.
+      peers = otherVantages(await within(d.replicas(), LOOKUP_MS, d.setTimer), d.self, d.now());
     } catch (err) {
       d.log?.(`probe of ${req.site}: the other replicas could not be looked up (${firstLine(err)}); probing from ${d.self.vantage} only`);
       return local(fleet, req, deps);

@@ -90,3 +90,15 @@ test('rows a hostile replica writes are refused and named; the asker keeps its o
     stop();
   }
 });
+
+test('a journal that does not answer the replicas lookup (its primary gone) holds the probe up for the lookup bound only', { timeout: 60_000 }, async () => {
+  const logs: string[] = [];
+  const ask = askingOthers(runProbe, { asks: transport(), self: { replica: 'hq-1', vantage: 'hq' }, replicas: () => new Promise(() => {}), now: () => new Date(), log: (l) => void logs.push(l) });
+  const t0 = performance.now();
+  const report = await ask(drill.fleet, { ...req, only: ['power'] }, deps('hq'));
+  const ms = performance.now() - t0;
+  assert.deepEqual(report.vantages, ['hq']);
+  assert.equal(report.asked, undefined, 'nothing was asked');
+  assert.match(logs.join('\n'), /the other replicas could not be looked up \(the journal did not answer within 1000 ms\); probing from hq only/);
+  assert.ok(ms < report.durationMs + 1000 + 5000, `the lookup cost its bound, not more (${Math.round(ms)} ms)`);
+});
