@@ -4,14 +4,16 @@
 // same checks before the transaction (store.ts) and inside it. Appends to one incident serialise on
 // a transaction-scoped advisory lock on its id, so two replicas never fork a chain; dedupe keys and
 // Slack threads are unique constraints, so a race is settled by the database and retried once to
-// hand back the first. A promise resolves only after COMMIT answered.
+// hand back the first. A promise resolves only after COMMIT answered. A single append is one
+// autocommit statement (seat_append, migration 4) on the head this store saw last; the rest are
+// transactions.
 import { randomUUID } from 'node:crypto';
-import postgres, { type Sql, type TransactionSql } from 'postgres';
+import postgres, { type PendingQuery, type Sql, type TransactionSql } from 'postgres';
 import type { Actor, AppendResult, EventInput, Incident, IncidentStatus, JournalEvent, StepExpectation, VerifyResult } from '../incident/types.ts';
 import { GENESIS, hashStored } from './chain.ts';
 import { chainRow, toEvent, type EventRow } from './rows.ts';
 import { shownJournal } from './spec.ts';
-import { PG_SCHEMA_VERSION, schemaVersion } from './pg/schema.ts';
+import { LOCK_CLASS, PG_SCHEMA_VERSION, schemaVersion } from './pg/schema.ts';
 import { projectIncident, type IncidentColumns } from './projection.ts';
 import { checkActor, checkEvent, checkEvents, checkOpening, checkTime, checkWord, EVENT_KINDS, JournalError, STEP_DECISIONS, type CheckedEvent, type HashMatch, type JournalStore, type Lease, type LeaseResult, type OpenIncident, type ReplicaSeen, type ReplicaSide, type StoreStatus, type KeptMessage } from './store.ts';
 
@@ -24,8 +26,7 @@ export interface PostgresJournalOptions {
   max?: number;
 }
 
-/** Advisory-lock class of the journal (pg_advisory_xact_lock(class, incident)): "SEAT". */
-export const LOCK_CLASS = 0x53454154;
+export { LOCK_CLASS };
 
 const DECIDES = `kind IN (${STEP_DECISIONS.map((k) => `'${k}'`).join(', ')})`;
 const EVENT_COLUMNS = 'incident, seq, kind, actor, happened_at AS "happenedAt", recorded_at AS "recordedAt", step, payload, amends, dedupe, prev_hash AS "prevHash", hash';
@@ -36,6 +37,8 @@ const INCIDENT_SELECT = `SELECT i.id, i.site, i.title, CASE WHEN c.seq IS NULL T
   LEFT JOIN events o ON o.incident = i.id AND o.seq = 1
   LEFT JOIN LATERAL (SELECT seq, actor, happened_at FROM events WHERE incident = i.id AND kind = 'incident.closed' ORDER BY seq LIMIT 1) c ON true
   LEFT JOIN LATERAL (SELECT channel, thread FROM threads WHERE incident = i.id ORDER BY id DESC LIMIT 1) t ON true`;
+/** Incidents whose last seen head a store keeps (an open incident or two is the rule; a guess is all it is). */
+const HEADS_KEPT = 1024;
 /** Rows per INSERT in a batch (12 parameters each, well under PostgreSQL's 65,535). */
 const CHUNK = 1000;
 const KINDS: ReadonlySet<string> = new Set(EVENT_KINDS);
@@ -46,12 +49,36 @@ interface Head {
   hash: string;
 }
 
+/** What seat_append answered other than 'ok': the incident's real head, and the event that answers where there is one. */
+interface Answer {
+  outcome: 'ok' | 'moved' | 'duplicate' | 'conflict' | 'no_incident' | 'damaged' | 'no_amends' | 'opened' | 'closed';
+  headSeq: number | null;
+  headHash: string | null;
+  keptEvents: number | null;
+  keptHash: string | null;
+  closedAt: string | null;
+  version: number | null;
+  /** A dedupe key's first event, or the step's last decision. */
+  event: EventRow | null;
+}
+
+const RECORDED: Answer = { outcome: 'ok', headSeq: null, headHash: null, keptEvents: null, keptHash: null, closedAt: null, version: null, event: null };
+
+/** seat_append's one text column: 'ok', or the JSON of an Answer. */
+function answer(rs: readonly { a: string }[]): Answer {
+  const text = rs[0]?.a;
+  if (text === 'ok') return RECORDED;
+  if (typeof text !== 'string') throw new JournalError('journal_io', 'seat_append gave no answer; nothing was recorded');
+  return JSON.parse(text) as Answer;
+}
+
 /** Opens the journal at a `postgres://` URL (one host or several); refuses a database whose schema is missing or older. */
 export async function openPostgresJournal(url: string, o: PostgresJournalOptions = {}): Promise<JournalStore> {
   const shown = shownJournal(url);
   const sql = connect(url, o);
   try {
-    const v = await schemaVersion(sql);
+    // Bounded: with the primary dead and a hot standby up, postgres.js would go round the hosts for ever.
+    const v = await bounded(schemaVersion(sql), deadlineMs(url, o), shown);
     if (v < PG_SCHEMA_VERSION) {
       throw new JournalError('journal_unmigrated', `${shown}: the journal's schema is ${v === 0 ? 'missing' : `at version ${v}, older than this seatbelt's ${PG_SCHEMA_VERSION}`}: run seat journal migrate --journal <the URL> as the database owner`);
     }
@@ -99,7 +126,7 @@ function bounded<T>(p: Promise<T>, ms: number, shown: string, late?: (v: T) => v
  * default_transaction_read_only alone, which a hot standby reports `off`: it is asked for `primary`
  * (not in recovery) instead, which is what read-write means on a streaming pair.
  */
-export function connect(url: string, o: { connectTimeoutS?: number; max?: number } = {}): Sql {
+export function connect(url: string, o: { connectTimeoutS?: number; max?: number; settings?: Record<string, string> } = {}): Sql {
   let tsa: string | null = null;
   let timeout: number | undefined;
   try {
@@ -117,7 +144,7 @@ export function connect(url: string, o: { connectTimeoutS?: number; max?: number
     onnotice: () => undefined,
     idle_timeout: 60,
     ...(tsa === 'read-write' ? { target_session_attrs: 'primary' as const } : {}),
-    connection: { application_name: 'seatbelt' },
+    connection: { application_name: 'seatbelt', ...o.settings },
   });
 }
 
@@ -181,6 +208,12 @@ type Tx = TransactionSql;
 
 class PostgresJournal implements JournalStore {
   readonly kind = 'postgres' as const;
+  /**
+   * The last head this store saw of each incident (its own appends, seat_append's answers), oldest
+   * first: append() hashes its row on it. Only a guess: seat_append refuses a row built on a head
+   * that moved (another replica appended) and answers with the real one.
+   */
+  private readonly seen = new Map<number, Head>();
 
   constructor(
     private sql: Sql,
@@ -196,7 +229,7 @@ class PostgresJournal implements JournalStore {
    * One transaction on one connection: BEGIN, the advisory locks of `incidents` (in id order, so
    * two batches never deadlock) and `work`'s statements pipelined; a unique-key race retried once.
    */
-  private async tx<T>(incidents: number[], work: (c: Tx, recordedAt: string) => Promise<{ value: T; writes?: (c: Tx) => Promise<unknown>[] }>): Promise<T> {
+  private async tx<T>(incidents: number[], work: (c: Tx, recordedAt: string) => Promise<{ value: T; writes?: (c: Tx) => Promise<unknown>[] }>, at?: string): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       // Until the transaction has a connection, a lost primary is answered within the deadline;
       // once it runs, the socket's own failure ends it. A connection found after the deadline rolls back.
@@ -208,7 +241,7 @@ class PostgresJournal implements JournalStore {
           if (abandoned) throw new JournalError('journal_unavailable', `${this.path}: no writable PostgreSQL primary in time; nothing was recorded`);
           started = true;
           await Promise.all([...new Set(incidents)].sort((a, b) => a - b).map((id) => c`SELECT pg_advisory_xact_lock(${LOCK_CLASS}, ${id})`));
-          const { value, writes } = await work(c, this.stamp());
+          const { value, writes } = await work(c, at ?? this.stamp());
           if (writes) await Promise.all(writes(c));
           // postgres.js sends COMMIT once this returns: from here a lost connection leaves it in doubt.
           committing = true;
@@ -243,10 +276,12 @@ class PostgresJournal implements JournalStore {
   /**
    * The error as told, and a fresh pool after a lost primary: postgres.js 3.4's pool can keep
    * cycling the hosts it had after a failover; a new one finds the promoted node on its next call.
+   * The heads seen are forgotten with the old pool: what the promoted node holds is asked anew.
    */
   private failed(err: unknown, committing: boolean): Error {
     const e = explainPg(err, this.path, committing);
     if (e instanceof JournalError && e.code === 'journal_unavailable') {
+      this.seen.clear();
       const old = this.sql;
       this.sql = this.make();
       old.end({ timeout: 0 }).catch(() => undefined);
@@ -352,6 +387,7 @@ class PostgresJournal implements JournalStore {
         writes: (w: Tx) => [...this.inserts(w, [ev], [ev]), ...(o.slack ? [w`INSERT INTO threads (incident, channel, thread) VALUES (${id}, ${o.slack.channel}, ${o.slack.thread})`] : [])],
       };
     });
+    if (!r.duplicate) this.saw(r.id, { seq: r.event.seq, hash: r.event.hash });
     const incident = await this.incident(r.id);
     if (!incident) throw noIncident(r.id);
     return { incident, event: r.event, duplicate: r.duplicate };
@@ -379,43 +415,156 @@ class PostgresJournal implements JournalStore {
     });
   }
 
+  /**
+   * One decision in one autocommit statement, seat_append: the row hashed here on the head last
+   * seen, checked and inserted under the incident's lock there. A head that moved is built on once
+   * more; moved again (replicas appending to it at once), the row is built under the lock in one
+   * transaction, where the head cannot move between reading and writing.
+   */
   async append(e: EventInput, expect?: StepExpectation): Promise<AppendResult> {
     const c = checkEvent(e);
     if (expect) {
       if (!Number.isSafeInteger(expect.version) || expect.version < 0) throw new JournalError('bad_event', `the expected step version must be a count like 0 or 2; got ${String(expect.version)}`);
       if (e.step !== expect.step) throw new JournalError('bad_event', `the expectation is about step ${JSON.stringify(expect.step)} but the event is about ${e.step === undefined ? 'no step' : JSON.stringify(e.step)}`);
     }
-    return this.tx([e.incident], async (t, recordedAt): Promise<{ value: AppendResult; writes?: (w: Tx) => Promise<unknown>[] }> => {
-      // Pipelined: one round trip for every lookup, each statement's snapshot taken after the lock.
-      const [first, heads, version] = await Promise.all([
-        this.byDedupe(t, e.dedupe === undefined ? [] : [e.dedupe]),
-        this.heads(t, [e.incident]),
-        expect ? this.version(t, e.incident, expect.step) : Promise.resolve(undefined),
-      ]);
-      const dup = e.dedupe === undefined ? undefined : first.get(e.dedupe);
-      if (dup) return { value: { ok: true, event: toEvent(dup), duplicate: true } };
-      const head = heads.get(e.incident) as Head;
-      if (expect && version && version.version !== expect.version) {
-        const last = version.last;
-        if (!last) throw new JournalError('bad_event', `step ${expect.step} of incident #${e.incident} has no decision yet, but version ${expect.version} was expected`);
-        return { value: { ok: false, conflict: { step: expect.step, version: version.version, by: last.actor, at: last.recordedAt, kind: last.kind } } };
+    // One recordedAt for the decision, however many tries it takes.
+    const recordedAt = this.stamp();
+    try {
+      let raced = false;
+      for (let asked = 0; asked < 2; ) {
+        const head = this.seen.get(e.incident);
+        // No head seen yet: the statement only asks (and answers a duplicate or a conflict as well).
+        const row = head && chainRow(c, head, recordedAt);
+        let got: Answer;
+        try {
+          got = await this.once(c, row, expect);
+        } catch (err) {
+          // A dedupe key taken by another incident's append at that instant: asked again, it is a duplicate.
+          if (!raced && err instanceof JournalError && err.cause !== undefined && retryable(err.cause)) {
+            raced = true;
+            continue;
+          }
+          throw err;
+        }
+        asked++;
+        const r = this.settle(c, expect, got, row);
+        if (r !== 'moved') return r;
       }
-      const row = this.build(c, head, recordedAt);
-      return { value: { ok: true, event: toEvent(row, c.actor), duplicate: false }, writes: (w) => this.inserts(w, [row], [row]) };
-    });
+      return await this.tx([], async (t) => {
+        const asked = this.settle(c, expect, answer(await this.seatAppend(t, c, undefined, expect)), undefined);
+        if (asked !== 'moved') return { value: asked };
+        const row = chainRow(c, this.seen.get(e.incident) as Head, recordedAt);
+        const r = this.settle(c, expect, answer(await this.seatAppend(t, c, row, expect)), row);
+        if (r === 'moved') throw new JournalError('journal_io', `${this.path}: incident #${e.incident}'s head moved while its lock was held; nothing was recorded`);
+        return { value: r };
+      }, recordedAt);
+    } catch (err) {
+      // In doubt, refused or damaged: what the head is now is asked next time.
+      this.seen.delete(e.incident);
+      throw err;
+    }
+  }
+
+  /** The seat_append statement for an event, its row hashed on a head (none: only ask), not yet sent. */
+  private seatAppend(q: Sql | Tx, c: CheckedEvent, row: EventRow | undefined, expect: StepExpectation | undefined): PendingQuery<{ a: string }[]> {
+    const e = c.input;
+    return q<{ a: string }[]>`SELECT seat_append(${e.incident}, ${row?.seq ?? null}, ${e.kind}, ${c.actorJson}, ${e.happenedAt}, ${row?.recordedAt ?? null},
+      ${e.step ?? null}, ${c.payloadJson}, ${e.amends ?? null}, ${e.dedupe ?? null}, ${row?.prevHash ?? null}, ${row?.hash ?? null}, ${expect?.version ?? null}) AS a`;
+  }
+
+  /** seat_append's answer as append() gives it, the head it names kept; 'moved': build on that head. */
+  private settle(c: CheckedEvent, expect: StepExpectation | undefined, a: Answer, row: EventRow | undefined): AppendResult | 'moved' {
+    const id = c.input.incident;
+    if (a.outcome === 'no_incident') throw noIncident(id);
+    if (a.outcome === 'damaged') {
+      const cut = cutAt(a.keptEvents === null ? undefined : { events: a.keptEvents, hash: a.keptHash as string }, a.headSeq as number, a.headHash as string);
+      throw new JournalError('journal_damaged', `incident #${id}'s chain does not hold: event ${cut?.seq ?? (a.headSeq as number)}: ${cut?.why ?? 'its head record disagrees with its events'}; nothing was recorded (seat journal verify ${id})`);
+    }
+    if (a.outcome === 'ok' && row) {
+      this.saw(id, { seq: row.seq, hash: row.hash });
+      return { ok: true, event: toEvent(row, c.actor), duplicate: false };
+    }
+    if (a.headSeq !== null && a.headHash !== null) this.saw(id, { seq: a.headSeq, hash: a.headHash });
+    switch (a.outcome) {
+      case 'moved':
+        return 'moved';
+      case 'duplicate':
+        return { ok: true, event: toEvent(a.event as EventRow), duplicate: true };
+      case 'conflict': {
+        const x = expect as StepExpectation;
+        if (!a.event) throw new JournalError('bad_event', `step ${x.step} of incident #${id} has no decision yet, but version ${x.version} was expected`);
+        const last = toEvent(a.event);
+        return { ok: false, conflict: { step: x.step, version: a.version as number, by: last.actor, at: last.recordedAt, kind: last.kind } };
+      }
+      case 'no_amends':
+        throw new JournalError('bad_event', `incident #${id} has no event ${String(c.input.amends)} to amend (its events are 1 to ${String(a.headSeq)})`);
+      case 'opened':
+        throw new JournalError('bad_event', 'an incident is opened once: use openIncident');
+      case 'closed':
+        throw new JournalError('already_closed', `incident #${id} is already closed (at ${String(a.closedAt)})`);
+      default:
+        throw new JournalError('journal_io', `${this.path}: seat_append answered ${JSON.stringify(String(a.outcome))}; nothing was recorded`);
+    }
+  }
+
+  /** Keeps an incident's head as seen last, the newest at the end, the oldest let go past HEADS_KEPT. */
+  private saw(id: number, head: Head): void {
+    this.seen.delete(id);
+    this.seen.set(id, head);
+    if (this.seen.size > HEADS_KEPT) this.seen.delete(this.seen.keys().next().value as number);
+  }
+
+  /**
+   * seat_append as one autocommit statement on the pool. Until the statement is sent, a lost
+   * primary is answered within the deadline, and the statement is taken back so it is never sent
+   * later; once sent, it is its own commit, so a lost connection leaves a row in doubt. postgres.js
+   * marks a query sent by giving it `state` (the backend it went to, which cancel() uses) as it
+   * writes it: nothing public tells that.
+   */
+  private async once(c: CheckedEvent, row: EventRow | undefined, expect: StepExpectation | undefined): Promise<Answer> {
+    const q = this.seatAppend(this.sql, c, row, expect);
+    const sent = () => ((q as unknown as { state?: unknown }).state ?? null) !== null;
+    try {
+      return await new Promise<Answer>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          if (sent()) return;
+          void Promise.resolve(q.cancel()).catch(() => undefined);
+          reject(new JournalError('journal_unavailable', `${this.path}: no writable PostgreSQL primary could be reached within ${(this.deadline / 1000).toFixed(1)} s; nothing was recorded`));
+        }, this.deadline);
+        timer.unref?.();
+        q.then(
+          (rs) => {
+            clearTimeout(timer);
+            try {
+              resolve(answer(rs));
+            } catch (err) {
+              reject(err instanceof Error ? err : new Error(String(err)));
+            }
+          },
+          (err: unknown) => {
+            clearTimeout(timer);
+            reject(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+      });
+    } catch (err) {
+      throw this.failed(err, row !== undefined && sent());
+    }
   }
 
   async appendMany(events: EventInput[]): Promise<JournalEvent[]> {
     const cs = checkEvents(events);
     if (cs.length === 0) return [];
     const ids = [...new Set(cs.map((c) => c.input.incident))];
-    return this.tx(ids, async (t, recordedAt) => {
+    // Each incident's newest row, its head seen once the batch commits (filled anew if the batch is retried).
+    const last = new Map<number, EventRow>();
+    const out = await this.tx(ids, async (t, recordedAt) => {
       const keys = cs.flatMap((c) => (c.input.dedupe === undefined ? [] : [c.input.dedupe]));
       const [firsts, heads] = await Promise.all([this.byDedupe(t, keys), this.heads(t, ids)]);
       const carried = new Map<number, Head & { closedAt?: string }>(heads);
       const inBatch = new Map<string, JournalEvent>();
       const rows: EventRow[] = [];
-      const last = new Map<number, EventRow>();
+      last.clear();
       const out: JournalEvent[] = [];
       for (const c of cs) {
         const key = c.input.dedupe;
@@ -438,6 +587,8 @@ class PostgresJournal implements JournalStore {
       }
       return { value: out, writes: (w: Tx) => this.inserts(w, rows, last.values()) };
     });
+    for (const row of last.values()) this.saw(row.incident, { seq: row.seq, hash: row.hash });
+    return out;
   }
 
   // --- reads ----------------------------------------------------------------------------------

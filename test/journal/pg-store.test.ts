@@ -1,8 +1,8 @@
 // The PostgreSQL journal on a real PostgreSQL 15 cluster (one per file, on a loopback port): the
 // same events give the same hashes and the same verify answer as SQLite; two store instances
-// appending at once never fork a chain; a dedupe key records once and a stale step version loses
-// across instances; the bot role may only INSERT and SELECT; migrate is idempotent; copy from
-// SQLite keeps every hash.
+// appending at once never fork a chain, nor two taking turns on stale heads; a dedupe key records
+// once and a stale step version loses across instances; the bot role may only INSERT and SELECT;
+// migrate is idempotent; copy from SQLite keeps every hash.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import type { Actor, EventInput } from '../../src/incident/types.ts';
+import type { Actor, AppendResult, EventInput } from '../../src/incident/types.ts';
 import { journalCopy, journalMigrate } from '../../src/cli/journal-admin.ts';
 import { openPostgresJournal } from '../../src/journal/postgres.ts';
 import { PG_SCHEMA_VERSION } from '../../src/journal/pg/schema.ts';
@@ -149,6 +149,59 @@ test('two store instances appending to one incident at once never fork its chain
     await Promise.all([a, b].map((j, k) => j.appendMany(Array.from({ length: 50 }, (_, i) => note(id, `batch ${k}.${i}`)))));
     assert.equal((await a.verify()).ok, true);
     assert.equal((await a.events(id)).length, 301);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+});
+
+test('two replicas appending to one incident by turns, each on a stale head, make one chain: no decision lost or doubled, versions and amends seen across', { skip: missing }, async () => {
+  const { bot } = await freshDb();
+  const a = await openPostgresJournal(bot);
+  const b = await openPostgresJournal(bot);
+  try {
+    const id = (await a.openIncident({ site: 'fv', title: 'turns', actor: ana, at, drill: false })).incident.id;
+    // Each append lands on the replica that did not make the one before: the other's head is never the one it saw last.
+    const made: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const j = i % 2 === 0 ? b : a;
+      const r: AppendResult = i % 4 === 3
+        ? await j.append(done(id, i % 2 === 0 ? ana : ben, `turn-${i}`), { step: 'power-log', version: (i + 1) / 4 - 1 })
+        : await j.append({ ...note(id, `turn ${i}`), dedupe: `turn-${i}` });
+      assert.ok(r.ok && !r.duplicate, `turn ${i} was not recorded as new`);
+      assert.equal(r.event.seq, i + 2);
+      made.push(r.event.hash);
+    }
+    // A correction of the other replica's newest event (past the head this one saw); a click
+    // redelivered to the other replica; a stale version, told who decided last.
+    const fix = await b.append({ incident: id, kind: 'correction', actor: ana, happenedAt: at, amends: 41, payload: { text: 'turn 39 was wrong' } });
+    assert.ok(fix.ok && fix.event.seq === 42);
+    const again = await a.append({ ...note(id, 'turn 38'), dedupe: 'turn-38' });
+    assert.ok(again.ok && again.duplicate);
+    assert.equal(again.event.hash, made[38]);
+    const stale = await a.append(done(id, ana), { step: 'power-log', version: 9 });
+    assert.ok(!stale.ok);
+    assert.equal(stale.conflict.version, 10);
+    assert.deepEqual(stale.conflict.by, ben);
+    const closed = await b.closeIncident(id, ben, at, 'done');
+    assert.ok(closed.ok);
+    await assert.rejects(a.closeIncident(id, ana, at), (e: unknown) => e instanceof JournalError && e.code === 'already_closed');
+
+    const c = await openPostgresJournal(bot);
+    try {
+      const events = await c.events(id);
+      assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 43 }, (_, i) => i + 1));
+      for (let i = 1; i < events.length; i++) assert.equal(events[i]!.prevHash, events[i - 1]!.hash);
+      assert.deepEqual(events.slice(1, 41).map((e) => e.hash), made);
+      const keys = events.flatMap((e) => (e.dedupe === undefined ? [] : [e.dedupe]));
+      assert.deepEqual(keys, Array.from({ length: 40 }, (_, i) => `turn-${i}`));
+      assert.equal((await c.stepVersion(id, 'power-log')).version, 10);
+      const v = await c.verify(id);
+      assert.equal(v.ok, true);
+      assert.equal(v.ok && v.events, 43);
+    } finally {
+      await c.close();
+    }
   } finally {
     await a.close();
     await b.close();
