@@ -51,8 +51,8 @@ export async function journalMigrate(args: string[], io: CliIo): Promise<ExitCod
       return 3;
     }
     io.stdout.write(r.from === r.to
-      ? `journal schema already at version ${r.to} (${shown}); nothing to do; ${bot} may INSERT and SELECT\n`
-      : `journal schema migrated from version ${r.from} to ${r.to} (${shown}); ${bot} may INSERT and SELECT\n`);
+      ? `journal schema already at version ${r.to} (${shown}); nothing to do; ${bot} may INSERT and SELECT (EXECUTE seat_append; DELETE only its probe requests' rows)\n`
+      : `journal schema migrated from version ${r.from} to ${r.to} (${shown}); ${bot} may INSERT and SELECT (EXECUTE seat_append; DELETE only its probe requests' rows)\n`);
     return 0;
   } catch (err) {
     io.stderr.write(`seat journal migrate: ${message(explainPg(err, shown, false))}\n`);

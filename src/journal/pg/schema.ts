@@ -187,6 +187,27 @@ export const PG_MIGRATIONS: readonly string[] = [
            'step', e.step, 'payload', e.payload, 'amends', e.amends, 'dedupe', e.dedupe, 'prevHash', e.prev_hash, 'hash', e.hash) END)::text;
      END $$;
    REVOKE EXECUTE ON FUNCTION seat_append(${APPEND_ARGS}) FROM PUBLIC;`,
+  // 5: replicas asking each other to probe (src/journal/asks.ts, pg/asks.ts): a request row, each
+  // replica's answers as rows. Coordination, not record: outside the chain, and the one place the bot
+  // role may DELETE — the asker removes its request's rows once its report is out.
+  `CREATE TABLE probe_asks (
+     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     replica text NOT NULL,
+     vantage text NOT NULL,
+     request text NOT NULL,
+     asked_at text NOT NULL,
+     wait_ms integer NOT NULL
+   );
+   CREATE TABLE probe_answers (
+     id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+     ask bigint NOT NULL,
+     replica text NOT NULL,
+     vantage text NOT NULL,
+     kind text NOT NULL,
+     body text NOT NULL CHECK (length(body) <= 524288),
+     at text NOT NULL
+   );
+   CREATE INDEX probe_answers_ask ON probe_answers (ask, id);`,
 ];
 
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
@@ -227,6 +248,7 @@ export async function migrateSchema(sql: Sql, o: { bot?: string } = {}): Promise
       await tx`GRANT USAGE ON SCHEMA public TO ${bot}`;
       await tx`GRANT SELECT, INSERT ON incidents, events, heads, threads, leases, heartbeats, messages TO ${bot}`;
       await tx`GRANT SELECT ON schema_migrations TO ${bot}`;
+      await tx`GRANT SELECT, INSERT, DELETE ON probe_asks, probe_answers TO ${bot}`;
       // The one-statement append (migration 4), revoked from PUBLIC there: the bot is given it by name.
       await tx`GRANT EXECUTE ON FUNCTION ${tx.unsafe(`seat_append(${APPEND_ARGS})`)} TO ${bot}`;
       granted = o.bot;
