@@ -624,54 +624,67 @@ class PostgresJournal implements JournalStore {
   }
 
   /** As the SQLite store's verify(), in the same words: rows streamed in (incident, seq) order. */
+  /**
+   * Every link recomputed. One REPEATABLE READ snapshot for all of it: the events, the head records and
+   * the incident rows read as of one instant, so an append committing meanwhile (another replica's)
+   * is never taken for a cut chain. The events stream by cursor; the incidents' own checks come after.
+   */
   async verify(incident?: number): Promise<VerifyResult> {
-    return this.read(async (): Promise<VerifyResult> => {
-      if (incident !== undefined && (await this.sql`SELECT 1 FROM incidents WHERE id = ${incident}`).length === 0) throw noIncident(incident);
-      const heads = new Map<number, string>();
-      let current = -1;
-      let next = 1;
-      let prev = GENESIS;
-      let checked = 0;
-      const fail = (inc: number, seq: number, why: string, part?: 'row'): VerifyResult => ({ ok: false, incident: inc, seq, why, events: checked, ...(part ? { part } : {}) });
-      const query = incident === undefined
-        ? this.sql.unsafe<EventRow[]>(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY incident, seq`)
-        : this.sql.unsafe<EventRow[]>(`SELECT ${EVENT_COLUMNS} FROM events WHERE incident = $1 ORDER BY seq`, [incident]);
-      let failure: VerifyResult | undefined;
-      for await (const batch of query.cursor(5000)) {
-        for (const r of batch) {
-          if (r.incident !== current) {
-            const whole = current === -1 ? undefined : await this.wholeIncident(current, next - 1, prev);
-            if (whole) return fail(current, whole.seq, whole.why, whole.part);
-            current = r.incident;
-            next = 1;
-            prev = GENESIS;
+    return this.read(() =>
+      this.sql.begin('isolation level repeatable read read only', async (t): Promise<VerifyResult> => {
+        if (incident !== undefined && (await t`SELECT 1 FROM incidents WHERE id = ${incident}`).length === 0) throw noIncident(incident);
+        const heads = new Map<number, string>();
+        /** Each incident's end as its events say: checked against its head record and row once the cursor is done. */
+        const ends: { id: number; seq: number; hash: string }[] = [];
+        let current = -1;
+        let next = 1;
+        let prev = GENESIS;
+        let checked = 0;
+        const fail = (inc: number, seq: number, why: string, part?: 'row'): VerifyResult => ({ ok: false, incident: inc, seq, why, events: checked, ...(part ? { part } : {}) });
+        const query = incident === undefined
+          ? t.unsafe<EventRow[]>(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY incident, seq`)
+          : t.unsafe<EventRow[]>(`SELECT ${EVENT_COLUMNS} FROM events WHERE incident = $1 ORDER BY seq`, [incident]);
+        let failure: VerifyResult | undefined;
+        scan: for await (const batch of query.cursor(5000)) {
+          for (const r of batch) {
+            if (r.incident !== current) {
+              if (current !== -1) ends.push({ id: current, seq: next - 1, hash: prev });
+              current = r.incident;
+              next = 1;
+              prev = GENESIS;
+            }
+            if (r.seq !== next) failure = fail(current, next, r.seq === next + 1 ? `seq ${next} missing` : `seq ${next} to ${r.seq - 1} missing`);
+            else if (hashStored(r) !== r.hash) failure = fail(current, r.seq, 'hash does not match its content');
+            else if (r.prevHash !== prev) failure = fail(current, r.seq, r.seq === 1 ? 'prev_hash is not the genesis hash (64 zeros)' : 'prev_hash does not match the previous event');
+            else if (!isJsonObject(r.actor) || !isJsonObject(r.payload)) failure = fail(current, r.seq, `unreadable: its ${!isJsonObject(r.actor) ? 'actor' : 'payload'} is not a JSON object (the row was written outside seatbelt, its hash made to match)`);
+            else if (!KINDS.has(r.kind)) failure = fail(current, r.seq, `unreadable: its kind ${JSON.stringify(String(r.kind).slice(0, 40))} is not an event kind`);
+            if (failure) break scan;
+            prev = r.hash;
+            next = r.seq + 1;
+            checked++;
+            heads.set(current, prev);
           }
-          if (r.seq !== next) failure = fail(current, next, r.seq === next + 1 ? `seq ${next} missing` : `seq ${next} to ${r.seq - 1} missing`);
-          else if (hashStored(r) !== r.hash) failure = fail(current, r.seq, 'hash does not match its content');
-          else if (r.prevHash !== prev) failure = fail(current, r.seq, r.seq === 1 ? 'prev_hash is not the genesis hash (64 zeros)' : 'prev_hash does not match the previous event');
-          else if (!isJsonObject(r.actor) || !isJsonObject(r.payload)) failure = fail(current, r.seq, `unreadable: its ${!isJsonObject(r.actor) ? 'actor' : 'payload'} is not a JSON object (the row was written outside seatbelt, its hash made to match)`);
-          else if (!KINDS.has(r.kind)) failure = fail(current, r.seq, `unreadable: its kind ${JSON.stringify(String(r.kind).slice(0, 40))} is not an event kind`);
-          if (failure) return failure;
-          prev = r.hash;
-          next = r.seq + 1;
-          checked++;
-          heads.set(current, prev);
         }
-      }
-      const last = current === -1 ? undefined : await this.wholeIncident(current, next - 1, prev);
-      if (last) return fail(current, last.seq, last.why, last.part);
-      const eventless = incident === undefined
-        ? (await this.sql<{ id: number }[]>`SELECT id FROM incidents i WHERE NOT EXISTS (SELECT 1 FROM events WHERE events.incident = i.id) ORDER BY id LIMIT 1`)[0]?.id
-        : heads.size === 0 ? incident : undefined;
-      if (eventless !== undefined) return fail(eventless, 1, 'seq 1 missing: the incident has no events');
-      return { ok: true, incidents: heads.size, events: checked, heads };
-    });
+        if (!failure && current !== -1) ends.push({ id: current, seq: next - 1, hash: prev });
+        // The incidents before the first broken event, in order: the first break of the journal is the one told.
+        for (const e of ends) {
+          const whole = await this.wholeIncident(t, e.id, e.seq, e.hash);
+          if (whole) return fail(e.id, whole.seq, whole.why, whole.part);
+        }
+        if (failure) return failure;
+        const eventless = incident === undefined
+          ? (await t<{ id: number }[]>`SELECT id FROM incidents i WHERE NOT EXISTS (SELECT 1 FROM events WHERE events.incident = i.id) ORDER BY id LIMIT 1`)[0]?.id
+          : heads.size === 0 ? incident : undefined;
+        if (eventless !== undefined) return fail(eventless, 1, 'seq 1 missing: the incident has no events');
+        return { ok: true, incidents: heads.size, events: checked, heads };
+      }),
+    );
   }
 
-  private async wholeIncident(id: number, seq: number, hash: string): Promise<{ seq: number; why: string; part?: 'row' } | undefined> {
+  private async wholeIncident(c: Sql | Tx, id: number, seq: number, hash: string): Promise<{ seq: number; why: string; part?: 'row' } | undefined> {
     const [rows, kept] = await Promise.all([
-      this.sql.unsafe<IncidentColumns[]>(`${INCIDENT_SELECT} WHERE i.id = $1`, [id]),
-      this.sql<{ events: number; hash: string }[]>`SELECT events, hash FROM heads WHERE incident = ${id} ORDER BY events DESC LIMIT 1`,
+      c.unsafe<IncidentColumns[]>(`${INCIDENT_SELECT} WHERE i.id = $1`, [id]),
+      c<{ events: number; hash: string }[]>`SELECT events, hash FROM heads WHERE incident = ${id} ORDER BY events DESC LIMIT 1`,
     ]);
     const row = rows[0];
     if (!row) return { seq: 1, why: 'the incident itself is missing: its row was deleted' };
