@@ -178,6 +178,23 @@ function supersededMessage(step: string, runbook: string): Message {
   return { text: `Step ${step} superseded`, blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }] };
 }
 
+/**
+ * A click on a part's message that may be a copy no replica kept (its replica died between posting it
+ * and keeping it): kept by nobody, it is kept now and redrawn; a second copy beside the one kept is
+ * taken back; the one kept is redrawn. A button on a copy never stays live for ever.
+ */
+export async function healClicked(ctx: SeatContext, client: WebClient, service: IncidentService, id: number, key: string, channel: string, ts: string): Promise<void> {
+  const side = service.deps.store.replicaSide;
+  const kept = (await side.messages(id).catch(() => undefined))?.find((k) => k.key === key);
+  if (kept === undefined) {
+    await side.keepMessage(id, key, channel, ts).catch(() => undefined);
+    ctx.threads.set(id, key, { channel, ts, last: '' });
+  } else if (kept.ts !== ts) {
+    await ctx.send.run(channel, 'chat.delete', () => client.chat.delete({ channel, ts })).catch((err: unknown) => ctx.log.warn(`chat.delete of a second copy of #${id} ${key} failed: ${slackErrorCode(err)}`));
+  }
+  await syncThread(ctx, client, service, id);
+}
+
 /** Redraws the parent message (a runbook pinned, the incident closed) and every part of the thread. */
 export async function refreshParent(ctx: SeatContext, client: WebClient, service: IncidentService, id: number): Promise<void> {
   await syncThread(ctx, client, service, id);

@@ -112,5 +112,14 @@ export function replicaTests(on: string, journal?: () => Promise<string>, skip?:
     const winner = decisions[0]!.actor as { id: string };
     assert.match(h.said(said).join('\n'), new RegExp(`step \`gateway-logs\` was already done by <@${winner.id}>`), 'the loser is told who');
     oneMessagePerStep(thread);
+    // A copy of the step's message that no replica kept (its replica died between posting and keeping
+    // it): its Done, pressed now, tells who decided and takes the copy back.
+    const copy = '1767225600.999001';
+    const deletes = h.log.filter((c) => c.method === 'chat.delete').length;
+    await signedPost(h.urls[1]!, buttonBody({ actionId: b.actionId, value: b.value, ts: copy, user: BEN, responseUrl: `${h.slack.base}/response/copy` }), { secret: SECRET });
+    await Promise.all(h.seats.map((s) => s.idle()));
+    const gone = h.log.filter((c) => c.method === 'chat.delete').slice(deletes);
+    assert.deepEqual(gone.map((c) => c.args.ts), [copy], 'the copy nobody kept is taken back');
+    assert.ok((await store(0).replicaSide.messages(id)).every((m) => m.ts !== copy), 'and never kept');
   });
 }

@@ -13,7 +13,7 @@ import { slackErrorCode } from '../../errors.ts';
 import { OVERRIDE_APPROVE, OVERRIDE_ASK, STEP_DONE, STEP_EVIDENCE, STEP_SKIP, slackDates, when, who } from '../../incident-blocks.ts';
 import { isPowerStep, powerFigures } from '../../step-lines.ts';
 import { standingApproval } from '../../../incident/overrides.ts';
-import { actorOf, conflictText, decideInSlack, guarded, serviceOf, syncThread, tellByResponse, type Tell } from '../../incident-flow.ts';
+import { actorOf, conflictText, decideInSlack, guarded, healClicked, serviceOf, syncThread, tellByResponse, type Tell } from '../../incident-flow.ts';
 import { esc } from '../../mrkdwn.ts';
 import { MODAL_ACTIONS, doneModal, evidenceModal, overrideModal, skipModal, type ModalMeta } from '../../step-modals.ts';
 
@@ -100,7 +100,12 @@ async function pressed({ body, action, client }: Press, ctx: SeatContext, tell: 
   if (!view || !step) return tell(`:x: no step \`${esc(ref.step)}\` in incident #${ref.incident}`);
   // Decided since this message was drawn: say by whom, open nothing.
   const s = step.state;
-  if ((s.state === 'done' || s.state === 'skipped') && action.action_id !== STEP_EVIDENCE) return tell(conflictText(ref.step, s.by, s.at, s.state === 'done' ? 'step.done' : 'step.skipped'));
+  if ((s.state === 'done' || s.state === 'skipped') && action.action_id !== STEP_EVIDENCE) {
+    await tell(conflictText(ref.step, s.by, s.at, s.state === 'done' ? 'step.done' : 'step.skipped'));
+    // A live button on a decided step: this message is stale, or a copy no replica kept. Healed here.
+    if (ts) await healClicked(ctx, client, service, ref.incident, `step:${ref.step}`, channel, ts);
+    return;
+  }
   if (step.version !== ref.version && s.state === 'blocked' && action.action_id !== STEP_EVIDENCE) return tell(conflictText(ref.step, s.by, s.at, 'step.blocked'));
   const meta: ModalMeta = { incident: ref.incident, step: ref.step, version: ref.version, channel, ts };
 
