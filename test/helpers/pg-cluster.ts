@@ -3,7 +3,7 @@
 // standby made with pg_basebackup -R, synchronous; promote; kill (stop -m immediate). Stopped and
 // removed by stop(), which the tests call in after() whatever happened.
 import { execFile } from 'node:child_process';
-import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +94,42 @@ function node(dir: string, name: string, port: number): PgNode {
   };
 }
 
+/** Which process made a cluster: one whose maker is gone (killed at its timeout, no after()) is swept. */
+const OWNER = 'owner.pid';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Clusters of test processes that died without stopping them: their servers stopped, their folders removed. */
+async function sweepClusters(): Promise<void> {
+  let names: string[];
+  try {
+    names = readdirSync(tmpdir()).filter((n) => n.startsWith('seatbelt-pg-'));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const dir = join(tmpdir(), n);
+    let pid: number;
+    try {
+      pid = Number(readFileSync(join(dir, OWNER), 'utf8'));
+    } catch {
+      continue; // made before owners were written, or not one of ours: left alone
+    }
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    for (const node of ['primary', 'standby']) {
+      if (existsSync(join(dir, node, 'postmaster.pid'))) await run('pg_ctl', ['-D', join(dir, node), '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const CONF = (port: number, fsync: boolean): string => `
 listen_addresses = '127.0.0.1'
 port = ${port}
@@ -114,7 +150,9 @@ log_min_messages = warning
  * `seat_bot` (login, nothing granted). Trust on loopback: these clusters hold test data only.
  */
 export async function startCluster(o: { fsync?: boolean } = {}): Promise<PgCluster> {
+  await sweepClusters();
   const dir = mkdtempSync(join(tmpdir(), 'seatbelt-pg-'));
+  writeFileSync(join(dir, OWNER), String(process.pid));
   const who = account();
   chmodSync(dir, 0o700);
   if (who) chownSync(dir, who.uid, who.gid);
