@@ -42,7 +42,7 @@ const BAD: [string, RegExp][] = [
   ['probe fv --verbose', /unknown option "--verbose"/],
   ['probe 🔥', /unexpected character "🔥"/],
   ['probe ../../etc/passwd', /unexpected character "\/"/],
-  ['help me', /unknown command "me" \(known: probe, help, check, version, bot, incident, runbook, step, note, journal, walk, override, export, powerlog, diagnose, watch, drill\)/],
+  ['help me', /unknown command "me" \(known: probe, help, check, version, bot, vantage, incident, runbook, step, note, journal, walk, override, export, powerlog, diagnose, watch, drill\)/],
   ['help probe fv', /help takes one topic, got "probe" and "fv"/],
   ['prbe fv', /^unknown command "prbe" — did you mean probe\?$/],
   ['chekc', /^unknown command "chekc" — did you mean check\?$/],
