@@ -43,11 +43,15 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo, run: RunCli)
     io.stderr.write(`seat: cannot start drill ${id}: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}\n`);
     return 3;
   }
+  let replicas: { lines: string[]; stop(): Promise<void> } | undefined;
   try {
     const env = { ...io.env, ...drill.env };
     // The drill's memory stays in the process: its inventory is made afresh each time, a file would be litter.
     const consoleIo: CliIo = { ...io, env, probeDeps: { memory: new ProbeMemory(), ...io.probeDeps, env, ...drill.probe } };
     const journal = journalPath(env, drill.fleet.inventory, drill.inventoryPath);
+    // The drill's other vantages answer as replicas on its journal: the console's probes ask them.
+    const { startDrillReplicas } = await import('../../drills/scenarios/vantage-replica.ts');
+    replicas = await startDrillReplicas(drill, journal.path, io.env);
     const paths = (name: string): string => drill.files.get(name) ?? name;
     const first = scenario.firstSteps(paths);
     const width = Math.max(...first.map(([c]) => c.length)) + 3;
@@ -58,7 +62,7 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo, run: RunCli)
       ...scenario.story.map((l) => `  ${l}`),
       'type first:',
       ...first.map(([c, why]) => `  ${c.padEnd(width)}${why}`),
-      `stand-ins: ${drill.standIns.join('\n           ')}`,
+      `stand-ins: ${[...drill.standIns, ...(replicas?.lines ?? [])].join('\n           ')}`,
       `inventory: ${drill.inventoryPath} (a second terminal: SEAT_INVENTORY=<it> seat …)`,
       ...scenario.files.map((f) => `${f.what}: ${paths(f.name)} (${f.from})`),
       `journal:   ${journal.path}${ownJournal ? (keep ? ' (kept: SEAT_DRILL_KEEP)' : ' (removed with the drill; SEAT_DRILL_KEEP=1 keeps it, or set SEAT_JOURNAL)') : ' (SEAT_JOURNAL)'}`,
@@ -89,6 +93,7 @@ export async function drillToTerminal(cmd: DrillCommand, io: CliIo, run: RunCli)
       },
     });
   } finally {
+    await replicas?.stop();
     await drill.stop();
     io.stderr.write(`seat: drill ${id} over: its stand-ins are stopped${keep ? `; its folder is kept: ${drill.dir}` : ' and its folder removed'}\n`);
   }

@@ -5,6 +5,7 @@
 // console, the run without a terminal and the bot: fv-site-dark, or the scenario SEAT_DRILL names.
 import { fstatSync } from 'node:fs';
 import { runCli } from './run.ts';
+import { journalPath } from '../journal/location.ts';
 
 /** How long a pipe on stdin may stay silent before it counts as nothing typed (a CI runner's idle stdin). */
 const PIPE_WAIT_MS = 1500;
@@ -56,10 +57,19 @@ async function main(): Promise<number> {
   const drill = await startScenario(scenario, { keep: Boolean(process.env.SEAT_DRILL_KEEP) });
   stopDrill = () => drill.stop();
   for (const n of [...drill.tools, ...drill.notes]) process.stderr.write(`seat: drill: ${n}\n`);
+  // The drill's other vantages answer as replicas on its journal: the probe below asks them.
+  const { startDrillReplicas } = await import('../../drills/scenarios/vantage-replica.ts');
+  const env = { ...process.env, ...drill.env };
+  const replicas = command[0] === 'bot' ? null : await startDrillReplicas(drill, journalPath(env, drill.fleet.inventory, drill.inventoryPath).path);
+  stopDrill = async () => {
+    await replicas?.stop();
+    await drill.stop();
+  };
+  for (const n of replicas?.lines ?? []) process.stderr.write(`seat: drill: ${n}\n`);
   try {
-    const env = { ...process.env, ...drill.env };
     return await runCli(['--inventory', drill.inventoryPath, ...command], { ...io, env, probeDeps: { env, ...drill.probe } });
   } finally {
+    await replicas?.stop();
     await drill.stop();
   }
 }

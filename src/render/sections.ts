@@ -18,7 +18,9 @@ export interface Fold {
   /** `ok`: up rows; `listed`: paid aliases only listed, not called. */
   kind: 'ok' | 'listed';
   subject: Subject['kind'];
+  /** Distinct things folded (a subject measured from two vantages counts once). */
   count: number;
+  keys?: Set<string>;
 }
 
 export interface SectionView {
@@ -43,9 +45,14 @@ export function sectionViews(findings: Finding[], all: boolean): SectionView[] {
       for (const f of rows) {
         if (f.status !== 'up') continue;
         const kind = isListedOnly(f) ? 'listed' : 'ok';
+        // Things, not rows: one measured from two vantages is one address ok, not two.
+        const key = subjectKey(f.subject);
         const hit = folds.find((x) => x.kind === kind && x.subject === f.subject.kind);
-        if (hit) hit.count += 1;
-        else folds.push({ kind, subject: f.subject.kind, count: 1 });
+        if (!hit) folds.push({ kind, subject: f.subject.kind, count: 1, keys: new Set([key]) });
+        else if (!hit.keys?.has(key)) {
+          hit.keys?.add(key);
+          hit.count += 1;
+        }
       }
     }
     return [{ id: s.id, title: s.title, findings: rows, shown, folds, note: s.id === 'gpus' ? noGpuMeasured(rows) : null }];
