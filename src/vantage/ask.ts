@@ -20,6 +20,9 @@ import type { AskedVantage } from './types.ts';
 export type { AskedVantage } from './types.ts';
 import { answerKind, clean, MAX_ANSWER_TOTAL_BYTES, parseDone, parseFailed, parseFindings, requestText } from './wire.ts';
 
+/** How long the local probe waits for the request to be in the journal before it starts anyway. */
+export const SEND_FIRST_MS = 50;
+
 /** How long the live replicas are looked up before the probe goes on from this vantage alone. */
 export const LOOKUP_MS = 1000;
 
@@ -156,6 +159,9 @@ class Ask {
     );
     // A vantage that has not said it took the request within the probe's timeout is not waited for.
     this.cancels.push(this.setTimer(() => this.noAnswer(timeoutMs), timeoutMs + ASK_GRACE_MS));
+    // The request is on its way before the local probe plans its tasks (tens of ms of this loop on a
+    // big fleet, which would hold the request's bytes back): the others start as soon as this one.
+    await Promise.race([asked, new Promise<void>((resolve) => this.cancels.push(this.setTimer(resolve, SEND_FIRST_MS)))]);
     try {
       const report = await this.local(this.fleet, this.req, { ...this.deps, onEvent: (e) => this.localEvent(e) });
       // Those that took it get the run's own deadline, from the request.
