@@ -5,11 +5,10 @@
 // for mergeVantages beside the console's. It reads the drill's journal as any replica would, so
 // no-poll-dark-site holds it too.
 import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { VantageReport } from '../../src/diagnose/vantage.ts';
 import type { RunningDrill } from './start.ts';
+import { seatCommand, vantageEnv } from './vantage-replica.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 /** Output a probe report may reach before the process is cut. */
 const MAX_BUFFER = 16 * 1024 * 1024;
 
@@ -30,16 +29,8 @@ export async function probeFromVantage(drill: Pick<RunningDrill, 'vantages' | 'i
   const v = drill.vantages.find((x) => x.name === name);
   if (!v) return { ok: false, code: 'no_vantage', error: `the drill plays no vantage ${name} (it plays ${drill.vantages.map((x) => x.name).join(', ') || 'none'})` };
   if (!v.exec) return { ok: false, code: 'not_played', error: v.how };
-  const base = o.env ?? process.env;
-  const env: NodeJS.ProcessEnv = {
-    PATH: [...drill.probe.pathPrefix, base.PATH ?? '/usr/bin:/bin'].join(':'),
-    HOME: base.HOME ?? '/tmp',
-    SEAT_PROBE_MEMORY: 'off',
-    NO_COLOR: '1',
-    ...drill.env,
-    SEAT_VANTAGE: name,
-  };
-  const argv = [...v.exec, process.execPath, '--import', 'tsx', MAIN, '--inventory', drill.inventoryPath, ...args, ...(args.includes('--json') ? [] : ['--json'])];
+  const env = vantageEnv(drill, name, o.env ?? process.env);
+  const argv = [...v.exec, ...seatCommand(), '--inventory', drill.inventoryPath, ...args, ...(args.includes('--json') ? [] : ['--json'])];
   const r = await run(argv, env, o.timeoutMs ?? 60_000);
   if (r.code !== 0 && r.code !== 1) return { ok: false, code: 'failed', error: `seat probe from ${name} ${r.code === null ? 'was stopped' : `exited ${r.code}`}: ${firstLine(r.stderr)}` };
   try {

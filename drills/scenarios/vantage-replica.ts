@@ -13,6 +13,23 @@ const NODE_ARGS = COMPILED ? [] : ['--import', 'tsx'];
 /** How long a replica may take to say it answers before the drill goes on without it. */
 const READY_MS = 30_000;
 
+/** `seat` as a child process: node and the entry point, compiled or through tsx. */
+export function seatCommand(): string[] {
+  return [process.execPath, ...NODE_ARGS, MAIN];
+}
+
+/** The environment of a `seat` run from one of a drill's vantages: the drill's stand-ins first on PATH, its keys, the vantage named. */
+export function vantageEnv(drill: Pick<RunningDrill, 'env' | 'probe'>, name: string, base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    PATH: [...drill.probe.pathPrefix, base.PATH ?? '/usr/bin:/bin'].join(':'),
+    HOME: base.HOME ?? '/tmp',
+    SEAT_PROBE_MEMORY: 'off',
+    NO_COLOR: '1',
+    ...drill.env,
+    SEAT_VANTAGE: name,
+  };
+}
+
 export interface DrillReplicas {
   /** One line each: which vantage answers from where, or why it does not. */
   lines: string[];
@@ -28,17 +45,8 @@ export async function startDrillReplicas(drill: Pick<RunningDrill, 'vantages' | 
         lines.push(`vantage ${v.name}: no replica (${v.how})`);
         return;
       }
-      const env: NodeJS.ProcessEnv = {
-        PATH: [...drill.probe.pathPrefix, base.PATH ?? '/usr/bin:/bin'].join(':'),
-        HOME: base.HOME ?? '/tmp',
-        SEAT_PROBE_MEMORY: 'off',
-        NO_COLOR: '1',
-        ...drill.env,
-        SEAT_VANTAGE: v.name,
-        SEAT_REPLICA: `drill-${v.name}`,
-        SEAT_JOURNAL: journal,
-      };
-      const argv = [...v.exec, process.execPath, ...NODE_ARGS, MAIN, '--inventory', drill.inventoryPath, 'vantage'];
+      const env: NodeJS.ProcessEnv = { ...vantageEnv(drill, v.name, base), SEAT_REPLICA: `drill-${v.name}`, SEAT_JOURNAL: journal };
+      const argv = [...v.exec, ...seatCommand(), '--inventory', drill.inventoryPath, 'vantage'];
       const child = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
       children.push(child);
       let err = '';

@@ -3,7 +3,7 @@
 // capped, its strings stripped of control characters, and refused whole when it does not fit — a
 // refused row costs that replica's answer, never another's, never the asker's own findings.
 import { z } from 'zod';
-import type { ProbeRequest } from '../commands/probe.ts';
+import type { ProbeReport, ProbeRequest } from '../commands/probe.ts';
 import { PROBE_GROUPS, type Finding } from '../probes/types.ts';
 import { isVantageName } from '../probes/vantage.ts';
 import { clean as safeLine, cut } from '../probes/edge/text.ts';
@@ -51,17 +51,8 @@ export function parseAsk(row: AskRow, sites: readonly string[]): Parsed<{ req: P
   return { ok: true, value: { req, from: { replica: clean(row.replica, 120), vantage: row.vantage } } };
 }
 
-/** What a replica's last row says of its run. */
-export interface AnswerDone {
-  schemaVersion: number;
-  site: string;
-  fleet: string;
-  drill: boolean;
-  sites: string[];
-  startedAt: string;
-  finishedAt: string;
-  durationMs: number;
-}
+/** What a replica's last row says of its run: the head of its probe report. */
+export type AnswerDone = Pick<ProbeReport, 'schemaVersion' | 'site' | 'fleet' | 'drill' | 'sites' | 'startedAt' | 'finishedAt' | 'durationMs'>;
 
 // ISO-8601 as our clocks write it (toISOString, or an offset): Date.parse alone takes "1" (2001 to V8) and "Tuesday, 1 May".
 const iso = z
