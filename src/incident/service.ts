@@ -66,11 +66,13 @@ export interface Decision {
 export class IncidentService {
   constructor(readonly deps: ServiceDeps) {}
 
-  private replica(): string {
+  /** This process's name among the replicas: the holder named on a probe step's lease. */
+  replica(): string {
     return this.deps.replica ?? defaultReplica();
   }
 
-  private leaseMs(): number {
+  /** How long a probe step's lease holds: after that, another replica may run the step again. */
+  leaseMs(): number {
     return this.deps.leaseMs ?? Math.max(60_000, 2 * this.deps.fleet.inventory.settings.deadlineMs);
   }
 

@@ -211,8 +211,24 @@ export interface StepMessageRef {
   ts: string | null;
 }
 
+/**
+ * The message a person acted on becomes its step's message for every replica: kept in the journal
+ * when no replica kept one (the replica that posted it died between posting and keeping it), so a
+ * replica that dies in the middle of this step's work leaves a message that the next redraw, on any
+ * replica, brings up to date, never one that says "probing" for ever. Where another copy is kept,
+ * that one is the step's message here too.
+ */
+export async function claimClicked(ctx: SeatContext, service: IncidentService, id: number, key: string, channel: string, ts: string): Promise<void> {
+  const side = service.deps.store.replicaSide;
+  const failed = (err: unknown): undefined => void ctx.log.warn(`keeping the clicked message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
+  await side.keepMessage(id, key, channel, ts).catch(failed);
+  const kept = (await side.messages(id).catch(failed))?.find((k) => k.key === key) ?? { channel, ts };
+  const known = ctx.threads.get(id, key);
+  if (known?.ts !== kept.ts) ctx.threads.set(id, key, { channel: kept.channel, ts: kept.ts, last: '' });
+}
+
 export async function redrawStep(ctx: SeatContext, client: WebClient, service: IncidentService, incident: number, step: string, msg: StepMessageRef): Promise<void> {
-  if (msg.ts) ctx.threads.adopt(incident, `step:${step}`, msg.channel, msg.ts);
+  if (msg.ts) await claimClicked(ctx, service, incident, `step:${step}`, msg.channel, msg.ts);
   await syncThread(ctx, client, service, incident);
 }
 
@@ -229,7 +245,7 @@ export function conflictText(step: string, by: Actor, at: string, what: string):
  * probe runs meanwhile; a second press while it runs is told who is running it.
  */
 export async function decideInSlack(ctx: SeatContext, client: WebClient, service: IncidentService, d: Decision, msg: StepMessageRef, tell: Tell): Promise<void> {
-  if (msg.ts) ctx.threads.adopt(d.incident, `step:${d.step}`, msg.channel, msg.ts);
+  if (msg.ts) await claimClicked(ctx, service, d.incident, `step:${d.step}`, msg.channel, msg.ts);
   const before = await service.view(d.incident);
   const step = before?.steps.find((s) => s.spec.id === d.step);
   const probing = d.decision === 'done' && step?.spec.kind === 'probe' && isOpen(step) && (d.version === undefined || d.version === step.version);
@@ -245,7 +261,7 @@ export async function decideInSlack(ctx: SeatContext, client: WebClient, service
   let r: DecideResult;
   try {
     if (probing && before && step) {
-      const m = stepMessage(before, step, { now: service.deps.now(), power: powerFigures(before, ctx.fleet), working: `:hourglass_flowing_sand: probing ${esc(before.incident.site)} for ${who(d.actor)}…` });
+      const m = stepMessage(before, step, { now: service.deps.now(), power: powerFigures(before, ctx.fleet), working: probingLine(service, before, d) });
       await ctx.threads.serial(d.incident, () => showPart(ctx, client, d.incident, `step:${d.step}`, { channel: msg.channel, thread: before.incident.slack?.thread ?? '' }, m, false));
     }
     r = await service.decide(d);
@@ -259,6 +275,17 @@ export async function decideInSlack(ctx: SeatContext, client: WebClient, service
     if (probing) ctx.threads.running.delete(busy);
   }
   await showDecision(ctx, client, service, r, d, tell);
+}
+
+/**
+ * What a probe step's message says while its probe runs: for whom, on which replica, and what to do
+ * should that replica die first (its buttons are gone meanwhile): after the lease runs out (rounded up
+ * to the minute a Slack date shows), the typed Done runs the step again.
+ */
+function probingLine(service: IncidentService, view: IncidentView, d: Decision): string {
+  const until = Math.ceil((service.deps.now().getTime() + service.leaseMs() + 1000) / 60_000) * 60_000;
+  const again = `/seat step done ${d.step} --incident ${view.incident.id}`;
+  return `:hourglass_flowing_sand: probing ${esc(view.incident.site)} for ${who(d.actor)} on replica \`${esc(service.replica())}\`… _No result by ${when(new Date(until).toISOString())}? That replica stopped: \`${esc(again)}\` runs it again._`;
 }
 
 export async function showDecision(ctx: SeatContext, client: WebClient, service: IncidentService, r: DecideResult, d: Decision, tell: Tell): Promise<void> {

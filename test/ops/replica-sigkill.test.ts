@@ -497,6 +497,11 @@ async function walkthrough(): Promise<string> {
     if (!held) continue;
     // Left under a dead replica's lease: Done on a live replica is told who runs it, on which
     // replica, until when, and that nothing was recorded; the incident waits for the lease.
+    // A message the dead replica left saying it probes has no buttons: it says what to type, and from when.
+    for (const [, m] of currentMessages(proxy!.log)) {
+      const blocks = JSON.stringify(m.blocks);
+      if (m.thread === w.thread && blocks.includes('probing fv for')) assert.ok(blocks.includes(`No result by <!date^`) && blocks.includes(`/seat step done ${s.id} --incident ${w.id}\` runs it again`), `#${w.id}: the probing message says how to run it again: ${blocks.slice(0, 600)}`);
+    }
     const events = (await reader!.events(w.id)).length;
     const said = await typedDone(w, s, who);
     assert.match(said, new RegExp(`already running: .* on replica \`${held.replica}\` \\(its lease holds until .*\\)\\. .*nothing was recorded for you`), said);

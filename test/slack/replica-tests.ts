@@ -122,4 +122,33 @@ export function replicaTests(on: string, journal?: () => Promise<string>, skip?:
     assert.deepEqual(gone.map((c) => c.args.ts), [copy], 'the copy nobody kept is taken back');
     assert.ok((await store(0).replicaSide.messages(id)).every((m) => m.ts !== copy), 'and never kept');
   });
+
+  test(`${on}: a step's message its replica posted but never kept (it died in between): the click on it keeps it in the journal for every replica`, { ...(skip ? { skip } : {}) }, async () => {
+    const { id, thread } = await start();
+    h.on(0);
+    await h.click(done(thread, 'probe-gateway'), ANA);
+    await h.click(done(thread, 'gateway-local'), ANA);
+    // Replica 0 posts the next step's message and dies before keeping it: its keep never reaches the journal.
+    const side = store(0).replicaSide;
+    const keep = side.keepMessage;
+    side.keepMessage = async () => undefined;
+    try {
+      assert.equal(await h.submit(h.lastView(), { ev_yesno: radio('yes') }, ANA), null);
+    } finally {
+      side.keepMessage = keep;
+    }
+    const orphan = stepTs(thread, 'gateway-logs');
+    assert.ok((await store(1).replicaSide.messages(id)).every((m) => m.key !== 'step:gateway-logs'), 'nobody kept it');
+    // Pressed on replica 1: from then on it is the step's message in the journal, for every replica.
+    h.on(1);
+    await h.click(done(thread, 'gateway-logs'), BEN);
+    const kept = (await store(0).replicaSide.messages(id)).find((m) => m.key === 'step:gateway-logs');
+    assert.equal(kept?.ts, orphan, 'the message pressed is the step’s message in the journal');
+    // A replica that starts now reads the step's messages from the journal: it updates that one, never posts another.
+    h.on(0);
+    await h.command(`step skip gateway-up --incident ${id} restarted by hand on the host`, BEN);
+    assert.match(JSON.stringify(h.messages().get(orphan)?.blocks), /Step 3 of 5 · Read the gateway.{1,6}s logs\* — done by/, 'the message pressed shows the step done');
+    oneMessagePerStep(thread);
+    assert.ok((await store(0).verify(id)).ok);
+  });
 }
