@@ -49,7 +49,7 @@ export function reportText(report: ProbeReport, o: ReportTextOptions = {}): stri
   const start = next.kind === 'runbook' ? startCommand(program, next.runbook, next.site ?? report.site) : undefined;
   // Another site's fault: one line with its own command, never the probed site's next step.
   for (const p of report.verdict.elsewhere ?? []) {
-    if (p.runbook && p.sites[0]) out.push(`elsewhere: ${startCommand(program, p.runbook, p.sites[0])} — ${runbookWhy(p.runbook)} (site ${p.sites[0]})`);
+    if (p.runbook && p.sites[0]) out.push(`elsewhere: ${startCommand(program, p.runbook, p.sites[0])} — ${runbookWhy(p.runbook)} (site ${p.sites[0]}, as the gateway sees it: its own hosts were not probed here, \`${probeCommand(program, p.sites[0])}\` says whether the site is up)`);
   }
   out.push(`next:    ${nextText(next, again, start)}`);
   out.push(`details: ${detailsText(report, program, o.scope, withSections ? foldedCount(views) : 0, withSections)}`);

@@ -124,6 +124,9 @@ test('item 6: a probe of one site proposes for it only; another site’s fault i
       const own = lines.filter((l) => l.includes(`seat runbook start ${p.runbook} --site ${p.sites[0]}`));
       assert.equal(own.length, 1, text);
       assert.match(own[0]!, /^elsewhere: /);
+      // Only the gateway saw that site's fault: the line says its hosts were not probed, and how to probe them.
+      assert.ok(own[0]!.includes(`as the gateway sees it: its own hosts were not probed here, \`seat probe ${p.sites[0]}\` says whether the site is up`), own[0]);
+      assert.ok(slackText(r).includes(`\`/seat probe ${p.sites[0]}\` says whether the site is up`), 'Slack says it too');
       const slack = slackText(r).split(`/seat runbook start ${p.runbook} --site ${p.sites[0]}`).length - 1;
       assert.equal(slack, 1, `Slack says ${p.sites[0]}'s fault once, with its own command`);
     }
