@@ -217,6 +217,8 @@ let responses = 0;
 let retries = 0;
 let staleDone = 0;
 let unindexed = 0;
+/** Messages a dead replica left saying it probes, seen while its lease held. */
+let probingLeft = 0;
 
 /**
  * Delivers one signed request as Slack does: to replica `to`; when that one gives no answer (it died
@@ -500,6 +502,7 @@ async function walkthrough(): Promise<string> {
     // A message the dead replica left saying it probes has no buttons: it says what to type, and from when.
     for (const [, m] of currentMessages(proxy!.log)) {
       const blocks = JSON.stringify(m.blocks);
+      if (m.thread === w.thread && blocks.includes('probing fv for')) probingLeft++;
       if (m.thread === w.thread && blocks.includes('probing fv for')) assert.ok(blocks.includes(`No result by <!date^`) && blocks.includes(`/seat step done ${s.id} --incident ${w.id}\` runs it again`), `#${w.id}: the probing message says how to run it again: ${blocks.slice(0, 600)}`);
     }
     const events = (await reader!.events(w.id)).length;
@@ -515,6 +518,7 @@ async function walkthrough(): Promise<string> {
   assert.equal(killed.length, KILLS, diag);
   for (const k of killed) assert.equal(k.signal, 'SIGKILL', `${k.replica} died of SIGKILL`);
   assert.ok(orphans.length >= 1, `a killed replica left a lease: ${diag}`);
+  assert.ok(probingLeft >= 1, `the step's message a killed replica left while probing was seen: ${diag}`);
 
   // Every step decided, exactly once, across every replica and every retry.
   const byIncident = new Map<number, JournalEvent[]>();
