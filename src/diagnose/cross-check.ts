@@ -14,7 +14,6 @@ export function crossCheck(fleet: Fleet, findings: Finding[]): Finding[] {
   if (!findings.some((f) => f.probe === 'gpu')) return findings;
   const seats = new Map<string, Finding>();
   for (const f of findings) if (f.probe === 'seat' && f.subject.kind === 'seat') seats.set(`${f.subject.name}@${f.subject.host}`, f);
-  if (seats.size === 0) return findings;
   const cards = new Map<string, GpuMemory>();
   for (const f of findings) if (f.data.kind === 'gpu') cards.set(`${f.data.gpu.host}#${f.data.gpu.index}`, f.data.gpu);
   return findings.map((f) => {
@@ -29,7 +28,10 @@ const answered = (s: Finding | undefined): boolean => s !== undefined && (s.stat
 /** No process on the card where the seat's budget is declared: down when its /health fails, a question when it answers. */
 function engineRow(f: Finding, d: Extract<Finding['data'], { kind: 'gpu-seat' }>, seats: Map<string, Finding>, cards: Map<string, GpuMemory>): Finding {
   const seat = seats.get(`${d.seat}@${d.host}`);
-  if (!answered(seat) || !seat) return f;
+  // Its seat not probed in this run (`--only gpus`): the card's empty process list is all that was
+  // measured, and another GPU is not ruled out. Still down (nothing runs where its budget is), said so.
+  if (!seat) return amend(f, { status: f.status, reason: 'engine_not_running', detail: `${f.detail} on that card; its own /health was not probed in this run, so it may run on another GPU`, provenance: f.provenance });
+  if (!answered(seat)) return f;
   const health = seat.data.kind === 'seat' ? seat.data.health.httpStatus : null;
   const by = cards.get(`${d.host}#${d.index}`)?.seats.find((s) => s.seat === d.seat)?.declaredBy;
   return amend(f, {

@@ -80,8 +80,8 @@ export interface GpuFacts {
   measured: number;
   underFloor: { host: string; index: number; site: string | null; freeMiB: number; floorMiB: number }[];
   unknown: { host: string; index: number; reason: Reason | null }[];
-  /** A budget declared, no process on a card with memory figures, and the seat did not answer when probed. */
-  enginesNotRunning: { seat: string; host: string; index: number; site: string | null }[];
+  /** A budget declared, no process on a card with memory figures, and the seat did not answer when probed (`seatProbed`), or was not probed in this run. */
+  enginesNotRunning: { seat: string; host: string; index: number; site: string | null; seatProbed: boolean }[];
   /** A budget declared, no process on its card, yet the seat answered: it runs, on another GPU than declared. */
   answeringElsewhere: { seat: string; host: string; index: number; site: string | null }[];
   /** Cards whose memory was not reported (`[N/A]`) with seats on them: nothing is concluded from their process list. */
@@ -360,6 +360,7 @@ function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
 function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: SeatFacts): GpuFacts {
   const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [], answeringElsewhere: [], noFigures: [], noRoom: [] };
   const answered = new Set(seats.answered.map((s) => `${s.seat}@${s.host}`));
+  const probed = new Set([...seats.answered, ...seats.down].map((s) => `${s.seat}@${s.host}`));
   const down = new Set(seats.down.map((s) => `${s.seat}@${s.host}`));
   /** Cards by host and index: the figures an engine finding is read against. */
   const free = new Map<string, number | null>();
@@ -388,7 +389,7 @@ function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: Sea
     const card = free.get(`${e.host}#${e.index}`);
     if (card === null) continue;
     if (f.reason === 'answers_no_process' || answered.has(`${e.seat}@${e.host}`)) facts.answeringElsewhere.push(e);
-    else facts.enginesNotRunning.push(e);
+    else facts.enginesNotRunning.push({ ...e, seatProbed: probed.has(`${e.seat}@${e.host}`) });
   }
   return facts;
 }

@@ -63,7 +63,7 @@ export function ownLines(scope: string[], f: Summary): string[] {
     lines.push(`${g.host} GPU${g.index}: ${fmtInt(g.freeMiB)} MiB free, under the ${fmtInt(g.floorMiB)} MiB floor — a seat there can OOM or fall back to slow kernels`);
   }
   for (const e of f.gpus.enginesNotRunning.filter((x) => x.site === null || scope.includes(x.site))) {
-    lines.push(`${e.seat} on ${e.host} GPU${e.index}: a budget is declared but no process holds memory there — its engine is not running`);
+    lines.push(`${e.seat} on ${e.host} GPU${e.index}: a budget is declared but no process holds memory there — ${e.seatProbed ? 'its engine is not running' : 'its engine is not running on that card (its own /health was not probed in this run: another GPU is not ruled out)'}`);
   }
   for (const e of f.gpus.answeringElsewhere.filter((x) => x.site === null || scope.includes(x.site))) {
     lines.push(`${e.seat} answers but no process holds memory on GPU${e.index}: check which GPU it really uses (CUDA_VISIBLE_DEVICES, the inventory's index)`);

@@ -9,6 +9,7 @@ import { Fleet } from '../../src/inventory/fleet.ts';
 import { planGatewayTasks } from '../../src/probes/gateway.ts';
 import { planGpuTasks } from '../../src/probes/gpu.ts';
 import { exitCodeFor, runProbe } from '../../src/commands/probe.ts';
+import { crossCheck, decide, summarize } from '../../src/diagnose/verdict.ts';
 import type { Finding, GpuMemory, ProbeEnv } from '../../src/probes/types.ts';
 import { SEED_000, startDrillFleet, startGateway, type DrillFleet, type DrillScenario } from '../../drills/litellm.ts';
 import { get, post } from '../drills/fetch.ts';
@@ -184,4 +185,17 @@ test('GPU: a pattern matching no process on a shared card is "?" with its reason
   assert.deepEqual(g1.processes, []);
   assert.equal(g1.seats[0]?.unmeasuredWhy, 'no_process');
   assert.match(findings[1]!.detail, /idle declared 48,944 \/ measured \? \(no process on the card\)/);
+});
+
+test('GPU only (`--only gpus`): an empty card under a budget says its engine is not running there, and that its /health was not probed, so another GPU is not ruled out', LIMIT, async () => {
+  const env = testProbeEnv({ env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, pathPrefix: [FIXTURES + 'no-match'], timeoutMs: 5000 });
+  const fleet = fleetOf(GPU_INVENTORY);
+  const findings = await runAll(planGpuTasks(fleet, { sites: ['lab'] }, env));
+  const row = crossCheck(fleet, findings).find((f) => f.reason === 'engine_not_running');
+  assert.ok(row, 'the row stays: nothing runs where its budget is');
+  assert.equal(row.status, 'down');
+  assert.match(row.detail, /no process holds memory there: its engine is not running on that card; its own \/health was not probed in this run, so it may run on another GPU/);
+  const v = decide(['lab'], summarize(fleet, findings, ['lab']));
+  const line = v.lines.find((l) => l.startsWith('idle on lab-gpu GPU1'));
+  assert.equal(line, 'idle on lab-gpu GPU1: a budget is declared but no process holds memory there — its engine is not running on that card (its own /health was not probed in this run: another GPU is not ruled out)');
 });
