@@ -28,12 +28,15 @@ const answered = (s: Finding | undefined): boolean => s !== undefined && (s.stat
 /** No process on the card where the seat's budget is declared: down when its /health fails, a question when it answers. */
 function engineRow(f: Finding, d: Extract<Finding['data'], { kind: 'gpu-seat' }>, seats: Map<string, Finding>, cards: Map<string, GpuMemory>): Finding {
   const seat = seats.get(`${d.seat}@${d.host}`);
+  const by = cards.get(`${d.host}#${d.index}`)?.seats.find((s) => s.seat === d.seat)?.declaredBy;
   // Its seat not probed in this run (`--only gpus`): the card's empty process list is all that was
   // measured, and another GPU is not ruled out. Still down (nothing runs where its budget is), said so.
-  if (!seat) return amend(f, { status: f.status, reason: 'engine_not_running', detail: `${f.detail} on that card; its own /health was not probed in this run, so it may run on another GPU`, provenance: f.provenance });
+  if (!seat) {
+    const detail = `budget declared on ${d.host} GPU${d.index}${by ? ` (${by})` : ''}, but no process holds memory there: its engine is not running on that card; its own /health was not probed in this run, so it may run on another GPU`;
+    return amend(f, { status: f.status, reason: 'engine_not_running', detail, provenance: f.provenance });
+  }
   if (!answered(seat)) return f;
   const health = seat.data.kind === 'seat' ? seat.data.health.httpStatus : null;
-  const by = cards.get(`${d.host}#${d.index}`)?.seats.find((s) => s.seat === d.seat)?.declaredBy;
   return amend(f, {
     status: 'degraded',
     reason: 'answers_no_process',

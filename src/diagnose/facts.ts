@@ -360,7 +360,6 @@ function fallbacks(fleet: Fleet, aliases: AliasFinding[]): FallbackFacts[] {
 function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: SeatFacts): GpuFacts {
   const facts: GpuFacts = { total: cards.length, measured: 0, underFloor: [], unknown: [], enginesNotRunning: [], answeringElsewhere: [], noFigures: [], noRoom: [] };
   const answered = new Set(seats.answered.map((s) => `${s.seat}@${s.host}`));
-  const probed = new Set([...seats.answered, ...seats.down].map((s) => `${s.seat}@${s.host}`));
   const down = new Set(seats.down.map((s) => `${s.seat}@${s.host}`));
   /** Cards by host and index: the figures an engine finding is read against. */
   const free = new Map<string, number | null>();
@@ -389,7 +388,7 @@ function gpuFacts(fleet: Fleet, cards: Finding[], engines: Finding[], seats: Sea
     const card = free.get(`${e.host}#${e.index}`);
     if (card === null) continue;
     if (f.reason === 'answers_no_process' || answered.has(`${e.seat}@${e.host}`)) facts.answeringElsewhere.push(e);
-    else facts.enginesNotRunning.push({ ...e, seatProbed: probed.has(`${e.seat}@${e.host}`) });
+    else facts.enginesNotRunning.push({ ...e, seatProbed: down.has(`${e.seat}@${e.host}`) });
   }
   return facts;
 }

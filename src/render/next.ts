@@ -26,6 +26,11 @@ export function probeCommand(program: string, site: string, scope: ProbeScope = 
   return [...words, ...extra].join(' ');
 }
 
+/** Why an `elsewhere:` runbook is only the gateway's view, and the probe that looks at the site itself (`probe`, already escaped for where it is shown). */
+export function gatewayViewNote(probe: string): string {
+  return `as the gateway sees it: its own hosts were not probed here, \`${probe}\` says whether the site is up`;
+}
+
 /** `seat runbook start site-dark --site fv`: the exact command that starts the proposed runbook. */
 export function startCommand(program: string, runbook: string, site: string): string {
   return [program, 'runbook', 'start', runbook, ...(site === 'all' ? [] : ['--site', site])].join(' ');

@@ -7,7 +7,7 @@ import { fmtInt } from '../probes/edge/text.ts';
 import { runbookWhy } from '../diagnose/runbooks.ts';
 import { onePerSubject } from '../diagnose/vantage-subjects.ts';
 import { PLAIN, type Paint } from './marks.ts';
-import { nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
+import { gatewayViewNote, nextStep, nextText, probeCommand, startCommand, type ProbeScope } from './next.ts';
 import { barLine, findingLine } from './rows.ts';
 import { foldText, foldedCount, sectionViews, tally } from './sections.ts';
 import { vantagesText } from './vantage.ts';
@@ -49,7 +49,7 @@ export function reportText(report: ProbeReport, o: ReportTextOptions = {}): stri
   const start = next.kind === 'runbook' ? startCommand(program, next.runbook, next.site ?? report.site) : undefined;
   // Another site's fault: one line with its own command, never the probed site's next step.
   for (const p of report.verdict.elsewhere ?? []) {
-    if (p.runbook && p.sites[0]) out.push(`elsewhere: ${startCommand(program, p.runbook, p.sites[0])} — ${runbookWhy(p.runbook)} (site ${p.sites[0]}, as the gateway sees it: its own hosts were not probed here, \`${probeCommand(program, p.sites[0])}\` says whether the site is up)`);
+    if (p.runbook && p.sites[0]) out.push(`elsewhere: ${startCommand(program, p.runbook, p.sites[0])} — ${runbookWhy(p.runbook)} (site ${p.sites[0]}, ${gatewayViewNote(probeCommand(program, p.sites[0]))})`);
   }
   out.push(`next:    ${nextText(next, again, start)}`);
   out.push(`details: ${detailsText(report, program, o.scope, withSections ? foldedCount(views) : 0, withSections)}`);

@@ -6,7 +6,7 @@ import { DRILL_SOURCE, type ProbeReport, type ProbeRequest } from '../commands/p
 import { vantagesText } from '../render/vantage.ts';
 import { fmtInt } from '../probes/edge/text.ts';
 import type { Finding } from '../probes/types.ts';
-import { nextStep, probeCommand } from '../render/next.ts';
+import { gatewayViewNote, nextStep, probeCommand } from '../render/next.ts';
 import { runbookWhy } from '../diagnose/runbooks.ts';
 import { foldedCount, sectionViews, tally } from '../render/sections.ts';
 import { MAX_SECTION, esc, fit, packSections, section } from './mrkdwn.ts';
@@ -124,7 +124,7 @@ function verdictBlocks(report: ProbeReport): { blocks: KnownBlock[]; cut: boolea
  * here), then the proposed runbook, else probe again, else nothing. */
 function nextText(report: ProbeReport): string {
   const elsewhere = (report.verdict.elsewhere ?? []).flatMap((p) =>
-    p.runbook && p.sites[0] ? [`:arrow_upper_right: *Elsewhere:* \`/seat runbook start ${esc(p.runbook)} --site ${esc(p.sites[0])}\` — ${esc(runbookWhy(p.runbook))} (site *${esc(p.sites[0])}*, as the gateway sees it: its own hosts were not probed here, \`/seat probe ${esc(p.sites[0])}\` says whether the site is up)\n`] : [],
+    p.runbook && p.sites[0] ? [`:arrow_upper_right: *Elsewhere:* \`/seat runbook start ${esc(p.runbook)} --site ${esc(p.sites[0])}\` — ${esc(runbookWhy(p.runbook))} (site *${esc(p.sites[0])}*, ${gatewayViewNote(`/seat probe ${esc(p.sites[0])}`)})\n`] : [],
   );
   return `${elsewhere.join('')}${nextLine(report)}`;
 }

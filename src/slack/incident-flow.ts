@@ -184,14 +184,8 @@ function supersededMessage(step: string, runbook: string): Message {
  * taken back; the one kept is redrawn. A button on a copy never stays live for ever.
  */
 export async function healClicked(ctx: SeatContext, client: WebClient, service: IncidentService, id: number, key: string, channel: string, ts: string): Promise<void> {
-  const side = service.deps.store.replicaSide;
-  const kept = (await side.messages(id).catch(() => undefined))?.find((k) => k.key === key);
-  if (kept === undefined) {
-    await side.keepMessage(id, key, channel, ts).catch(() => undefined);
-    ctx.threads.set(id, key, { channel, ts, last: '' });
-  } else if (kept.ts !== ts) {
-    await ctx.send.run(channel, 'chat.delete', () => client.chat.delete({ channel, ts })).catch((err: unknown) => ctx.log.warn(`chat.delete of a second copy of #${id} ${key} failed: ${slackErrorCode(err)}`));
-  }
+  const kept = await claimClicked(ctx, service, id, key, channel, ts);
+  if (kept.ts !== ts) await ctx.send.run(channel, 'chat.delete', () => client.chat.delete({ channel, ts })).catch((err: unknown) => ctx.log.warn(`chat.delete of a second copy of #${id} ${key} failed: ${slackErrorCode(err)}`));
   await syncThread(ctx, client, service, id);
 }
 
@@ -218,13 +212,13 @@ export interface StepMessageRef {
  * replica, brings up to date, never one that says "probing" for ever. Where another copy is kept,
  * that one is the step's message here too.
  */
-export async function claimClicked(ctx: SeatContext, service: IncidentService, id: number, key: string, channel: string, ts: string): Promise<void> {
+export async function claimClicked(ctx: SeatContext, service: IncidentService, id: number, key: string, channel: string, ts: string): Promise<{ channel: string; ts: string }> {
   const side = service.deps.store.replicaSide;
   const failed = (err: unknown): undefined => void ctx.log.warn(`keeping the clicked message of #${id} ${key} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`);
   await side.keepMessage(id, key, channel, ts).catch(failed);
   const kept = (await side.messages(id).catch(failed))?.find((k) => k.key === key) ?? { channel, ts };
-  const known = ctx.threads.get(id, key);
-  if (known?.ts !== kept.ts) ctx.threads.set(id, key, { channel: kept.channel, ts: kept.ts, last: '' });
+  if (ctx.threads.get(id, key)?.ts !== kept.ts) ctx.threads.set(id, key, { channel: kept.channel, ts: kept.ts, last: '' });
+  return kept;
 }
 
 export async function redrawStep(ctx: SeatContext, client: WebClient, service: IncidentService, incident: number, step: string, msg: StepMessageRef): Promise<void> {
